@@ -1,0 +1,125 @@
+"""``pi-lsp``: the engine from a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pi_lsp import __version__
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors in one line and exits 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"pi-lsp: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pi-lsp",
+        description="See, lint and run the context a coding agent assembles (Pi-compatible).",
+    )
+    parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    tool = commands.add_parser(
+        "tool",
+        help="run one built-in tool and print what the model would receive",
+        description=(
+            "Run one built-in tool (read, bash, edit, write, grep, find, ls) and print its "
+            "result as a text-only model receives it. Exit 0 on success, 1 when the result is "
+            "an error, 2 when the call itself is invalid."
+        ),
+    )
+    tool.add_argument("name", help="tool name, e.g. bash")
+    tool.add_argument("args", help="arguments as a JSON object, e.g. '{\"command\": \"ls\"}'")
+    tool.add_argument("--cwd", type=Path, default=None, help="working directory (default: .)")
+    tool.add_argument("--json", action="store_true", help="print the whole result with details")
+    tool.add_argument(
+        "--images",
+        action="store_true",
+        help="act for a model that accepts images (default: a text-only model)",
+    )
+    tool.add_argument(
+        "--stream", action="store_true", help="copy streamed output to stderr as it arrives"
+    )
+    return parser
+
+
+def _write_stdout(text: str) -> None:
+    data = text.encode("utf-8", "replace")
+    if sys.stdout.isatty() and not text.endswith("\n"):
+        data += b"\n"
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"pi-lsp: {message}\n")
+    return EXIT_USAGE
+
+
+async def _run_tool_command(opts: argparse.Namespace) -> int:
+    from pi_lsp.prompt.model_view import tool_result_text
+    from pi_lsp.tools.base import AbortSignal, ToolContext
+    from pi_lsp.tools.registry import InvalidToolCall, execute, prepare_call
+
+    try:
+        args: Any = json.loads(opts.args)
+    except json.JSONDecodeError as exc:
+        return _fail(f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    try:
+        tool, prepared = prepare_call(opts.name, args)
+    except InvalidToolCall as exc:
+        return _fail(str(exc))
+    cwd = (opts.cwd or Path.cwd()).absolute()
+
+    signal_ = AbortSignal()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, signal_.abort)
+
+    def on_output(chunk: str) -> None:
+        sys.stderr.write(chunk)
+        sys.stderr.flush()
+
+    ctx = ToolContext(
+        cwd=cwd,
+        signal=signal_,
+        on_output=on_output if opts.stream else None,
+        model_supports_images=opts.images,
+    )
+    result = await execute(tool, prepared, ctx)
+    if opts.json:
+        payload = {"toolName": tool.name, "isError": result.is_error, "result": result.to_json()}
+        _write_stdout(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    else:
+        _write_stdout(tool_result_text(result.content, model_supports_images=opts.images))
+    return EXIT_FAILED if result.is_error else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    opts = _build_parser().parse_args(argv)
+    try:
+        if opts.command == "tool":
+            return asyncio.run(_run_tool_command(opts))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # the reader went away (``| head``); nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    return _fail(f"unknown command {opts.command!r}")

@@ -1,0 +1,1 @@
+"""Request boundary: what a model call carries (system prompt, messages as the model sees them)."""

@@ -1,0 +1,23 @@
+"""Placeholder until the edit tool lands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
+
+
+class _Placeholder:
+    name = "edit"
+    label = "edit"
+    description = ""
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return args
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise ToolError("edit is not built yet")
+
+
+TOOL = _Placeholder()
