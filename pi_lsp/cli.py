@@ -45,7 +45,7 @@ def _build_parser() -> argparse.ArgumentParser:
         ),
     )
     tool.add_argument("name", help="tool name, e.g. bash")
-    tool.add_argument("args", help="arguments as a JSON object, e.g. '{\"command\": \"ls\"}'")
+    tool.add_argument("args", help='arguments as a JSON object, e.g. \'{"command": "ls"}\'')
     tool.add_argument("--cwd", type=Path, default=None, help="working directory (default: .)")
     tool.add_argument("--json", action="store_true", help="print the whole result with details")
     tool.add_argument(
@@ -80,7 +80,9 @@ async def _run_tool_command(opts: argparse.Namespace) -> int:
     try:
         args: Any = json.loads(opts.args)
     except json.JSONDecodeError as exc:
-        return _fail(f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        return _fail(
+            f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        )
     try:
         tool, prepared = prepare_call(opts.name, args)
     except InvalidToolCall as exc:

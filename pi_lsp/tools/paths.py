@@ -8,7 +8,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 # Spaces a model (or a macOS screenshot name) may put where the file system has a plain space.
-_UNICODE_SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+_UNICODE_SPACES = (
+    "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+)
 _SPACE_TABLE = str.maketrans(dict.fromkeys(_UNICODE_SPACES, " "))
 
 

@@ -105,7 +105,7 @@ def utf8_safe_suffix_start(data: bytes | bytearray | memoryview, max_bytes: int)
 
 
 def format_size(num_bytes: int) -> str:
-    """``0B``, ``1023B``, ``1.0KB``, ``50.0KB``, ``1.0MB`` — JavaScript's ``toFixed(1)`` rounding."""
+    """``0B``, ``1023B``, ``1.0KB``, ``50.0KB``, ``1.0MB``, rounded as JavaScript's toFixed(1)."""
     if num_bytes < 1024:
         return f"{num_bytes}B"
     if num_bytes < 1024 * 1024:
@@ -118,7 +118,7 @@ def _to_fixed_1(value: float) -> str:
     return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
-# --- head ------------------------------------------------------------------------------------------
+# --- head ----------------------------------------------------------------------------------------
 
 
 def truncate_head(
@@ -198,7 +198,7 @@ def truncate_head_bytes(
     )
 
 
-# --- tail ------------------------------------------------------------------------------------------
+# --- tail ----------------------------------------------------------------------------------------
 
 
 def truncate_tail(
@@ -271,7 +271,7 @@ def truncate_tail_bytes(
     )
 
 
-# --- single lines ----------------------------------------------------------------------------------
+# --- single lines --------------------------------------------------------------------------------
 
 TRUNCATED_LINE_SUFFIX = "... [truncated]"
 
@@ -289,7 +289,9 @@ def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> tuple[str
     return head + TRUNCATED_LINE_SUFFIX, True
 
 
-def _untouched(text: str, data: bytes | bytearray, max_lines: int, max_bytes: int) -> TruncationResult:
+def _untouched(
+    text: str, data: bytes | bytearray, max_lines: int, max_bytes: int
+) -> TruncationResult:
     lines = count_lines(data)
     return TruncationResult(
         content=text,

@@ -54,7 +54,9 @@ def build_case(name: str, base: Path) -> CaseWorkspace:
         ["bash", "-e", str(case / "setup.sh")], cwd=root, env=env, check=True, capture_output=True
     )
     cwd = (root / meta["cwd"]).resolve()
-    return CaseWorkspace(case=case, root=root.resolve(), cwd=cwd, agent=agent, home=home, tmp=tmp.resolve())
+    return CaseWorkspace(
+        case=case, root=root.resolve(), cwd=cwd, agent=agent, home=home, tmp=tmp.resolve()
+    )
 
 
 def tool_calls(name: str) -> list[tuple[str, dict[str, Any]]]:
@@ -68,7 +70,9 @@ def expected_tool_results(name: str) -> list[bytes]:
     single = case / "expected-tool-result.txt"
     if single.exists():
         return [single.read_bytes()]
-    files = sorted(case.glob("expected-tool-result-*.txt"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    files = sorted(
+        case.glob("expected-tool-result-*.txt"), key=lambda p: int(p.stem.rsplit("-", 1)[1])
+    )
     return [f.read_bytes() for f in files]
 
 
@@ -76,7 +80,9 @@ def expected_tool_events(name: str) -> list[dict[str, Any]]:
     return json.loads((case_dir(name) / "expected-tool-events.json").read_text())
 
 
-def run_cli(ws: CaseWorkspace, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def run_cli(
+    ws: CaseWorkspace, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "pi_lsp", *args],
         cwd=ws.cwd,
@@ -88,7 +94,9 @@ def run_cli(ws: CaseWorkspace, *args: str, timeout: float = 60) -> subprocess.Co
 
 def normalize(text: str, ws: CaseWorkspace) -> str:
     """Apply the README's substitutions to pi-lsp's output."""
-    text = re.sub(re.escape(str(ws.tmp)) + r"/pi-bash-[0-9a-f]{16}\.log", "{TMP}/pi-bash-{HEX16}.log", text)
+    text = re.sub(
+        re.escape(str(ws.tmp)) + r"/pi-bash-[0-9a-f]{16}\.log", "{TMP}/pi-bash-{HEX16}.log", text
+    )
     text = text.replace(str(ws.cwd), "{CWD}").replace(str(ws.root), "{WS}")
     return text.replace(str(ws.agent), "{AGENT_DIR}").replace(str(ws.home), "{HOME}")
 

@@ -37,7 +37,10 @@ OVERRIDDEN = {p.name for p in OVERRIDES.iterdir() if p.is_dir()}
 
 def _expected(name: str) -> list[str]:
     if name in OVERRIDDEN:
-        return [p.read_text(encoding="utf-8") for p in sorted((OVERRIDES / name).glob("expected-tool-result*.txt"))]
+        return [
+            p.read_text(encoding="utf-8")
+            for p in sorted((OVERRIDES / name).glob("expected-tool-result*.txt"))
+        ]
     return [data.decode("utf-8") for data in expected_tool_results(name)]
 
 
@@ -88,7 +91,7 @@ def _call_order(event: dict[str, Any]) -> tuple[int, ...]:
 
 @pytest.mark.parametrize("name", [n for n in TOOL_CASES if n not in OVERRIDDEN])
 def test_result_details_match_pi(name: str, tmp_path: Path) -> None:
-    """``--json`` gives the whole result: content and details as Pi's tool_execution_end has them."""
+    """``--json`` gives the whole result: content and details as in Pi's tool_execution_end."""
     ws = build_case(name, tmp_path)
     results = _run_calls(ws, name, "--json")
     events = sorted(expected_tool_events(name), key=_call_order)

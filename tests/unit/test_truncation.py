@@ -32,7 +32,12 @@ EDGE_CASES = [
         {"content": "éé", "truncated_by": "bytes", "output_bytes": 4},
         {"content": "abc", "output_bytes": 3},
     ),
-    ("éé\nabc", {"max_bytes": 3}, {"content": "", "first_line_exceeds_limit": True}, {"content": "abc"}),
+    (
+        "éé\nabc",
+        {"max_bytes": 3},
+        {"content": "", "first_line_exceeds_limit": True},
+        {"content": "abc"},
+    ),
     (
         "aé🙂b",
         {"max_bytes": 5},
@@ -71,7 +76,10 @@ EDGE_CASES = [
 @pytest.mark.parametrize(("text", "opts", "head", "tail"), EDGE_CASES)
 def test_edge_table(text: str, opts: dict[str, int], head: dict | None, tail: dict | None) -> None:
     # "same" in the spec's table: the tail shares the head's expectation where it gives none.
-    for fn, expected in ((truncate_head, head), (truncate_tail, tail if tail is not None else head)):
+    for fn, expected in (
+        (truncate_head, head),
+        (truncate_tail, tail if tail is not None else head),
+    ):
         if expected is None:
             continue
         result = fn(text, **opts)
