@@ -1,23 +1,96 @@
-"""Placeholder until the write tool lands."""
+"""The ``write`` tool: create or replace a whole file, making missing directories (spec §2.7)."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
+from pi_lsp.tools.file_mutation import (
+    FileMutationError,
+    file_mutation_lock,
+    make_parent_dirs,
+    node_utf8,
+    write_file_atomically,
+)
+from pi_lsp.tools.paths import resolve_to_cwd
 
 
-class _Placeholder:
+def _make_dirs(directory: str) -> None:
+    try:
+        make_parent_dirs(directory)
+    except FileMutationError as exc:
+        raise ToolError(exc.message) from exc
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        write_file_atomically(path, node_utf8(text))
+    except FileMutationError as exc:
+        raise ToolError(exc.message) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOperations:
+    """How the tool reaches files; replace these to write elsewhere (a remote machine, a test)."""
+
+    make_dirs: Callable[[str], None] = _make_dirs
+    write_file: Callable[[str, str], None] = _write_text
+
+
+WRITE_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "required": ["path", "content"],
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "The file to write, absolute or relative to the working directory",
+        },
+        "content": {
+            "type": "string",
+            "description": "The complete text the file should contain",
+        },
+    },
+}
+
+WRITE_DESCRIPTION = (
+    "Put the given content into a file: a missing file is created, an existing one is replaced "
+    "entirely. Parent directories that do not exist yet are created."
+)
+
+
+class WriteTool:
+    """Pi's ``write`` built-in."""
+
     name = "write"
     label = "write"
-    description = ""
-    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+    description = WRITE_DESCRIPTION
+    parameters = WRITE_PARAMETERS
+
+    def __init__(self, operations: WriteOperations | None = None) -> None:
+        self.operations = operations or WriteOperations()
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         return args
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raise ToolError("write is not built yet")
+        path = str(args["path"])
+        content = str(args["content"])
+        absolute = resolve_to_cwd(path, ctx.cwd)
+        async with file_mutation_lock(absolute):
+            await asyncio.to_thread(self._write_file, absolute, content, ctx)
+        return ToolResult.text(f"Successfully wrote to {path}")
+
+    def _write_file(self, absolute: str, content: str, ctx: ToolContext) -> None:
+        """Make the directories, then the file; the abort signal is looked at between steps."""
+        ctx.check_aborted()
+        self.operations.make_dirs(os.path.dirname(absolute))
+        ctx.check_aborted()
+        self.operations.write_file(absolute, content)
+        ctx.check_aborted()
 
 
-TOOL = _Placeholder()
+TOOL = WriteTool()
