@@ -254,7 +254,7 @@ class BashTool:
 
         async def pump() -> None:
             while chunk := await stdout.read(READ_SIZE):
-                text = output.append(chunk)
+                text = output.append(chunk, want_text=ctx.on_output is not None)
                 if text and ctx.on_output is not None:
                     ctx.on_output(text)
                 if updates is not None:

@@ -6,18 +6,25 @@ import itertools
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.tools.output_accumulator import OutputAccumulator, complete_utf8_prefix_len
+from pi_lsp.tools.output_accumulator import (
+    OutputAccumulator,
+    complete_utf8_prefix_len,
+    is_valid_utf8,
+)
 from pi_lsp.tools.truncation import truncate_tail, utf8_len
 
 
-def _feed(data: bytes, cuts: list[int], tmp: Path, **limits: int) -> OutputAccumulator:
+def _feed(
+    data: bytes, cuts: list[int], tmp: Path, want_text: bool = True, **limits: int
+) -> OutputAccumulator:
     acc = OutputAccumulator(spill_prefix="pi-bash", temp_dir=str(tmp), **limits)
     positions = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
     for start, end in itertools.pairwise(positions):
-        acc.append(data[start:end])
+        acc.append(data[start:end], want_text=want_text)
     acc.finish()
     return acc
 
@@ -45,13 +52,19 @@ _pieces = st.sampled_from(
     cuts=st.lists(st.integers(0, 5000), max_size=30),
     max_lines=st.integers(1, 30),
     max_bytes=st.integers(1, 120),
+    want_text=st.booleans(),
 )
 def test_chunked_stream_gives_the_cut_of_the_whole(
-    tmp_path_factory, parts: list[bytes], cuts: list[int], max_lines: int, max_bytes: int
+    tmp_path_factory: pytest.TempPathFactory,
+    parts: list[bytes],
+    cuts: list[int],
+    max_lines: int,
+    max_bytes: int,
+    want_text: bool,
 ) -> None:
     tmp = tmp_path_factory.mktemp("spill")
     data = b"".join(parts)
-    acc = _feed(data, cuts, tmp, max_lines=max_lines, max_bytes=max_bytes)
+    acc = _feed(data, cuts, tmp, want_text, max_lines=max_lines, max_bytes=max_bytes)
     snapshot = acc.snapshot(persist_if_truncated=True)
     acc.close()
     whole = data.decode("utf-8", "replace")
@@ -131,6 +144,28 @@ def test_character_split_across_chunks_decodes_once(tmp_path: Path) -> None:
 def test_unfinished_character_at_the_end_becomes_a_replacement(tmp_path: Path) -> None:
     acc = _feed(b"ab\xe4\xb8", [], tmp_path)
     assert acc.snapshot().truncation.content == "ab\ufffd"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"plain ascii" * 5000,
+        ("mixed é 中 🙂 text\n" * 3000).encode(),
+        ("🙂" * 20000).encode(),
+        ("🙂" * 20000).encode()[:-1],
+        ("é" * 20000).encode() + b"\xff",
+        b"\x80" + ("é" * 20000).encode(),
+        ("中" * 8000).encode()[1:],
+    ],
+)
+def test_validation_in_slices_agrees_with_a_strict_decode(data: bytes) -> None:
+    try:
+        data.decode("utf-8")
+        expected = True
+    except UnicodeDecodeError:
+        expected = False
+    assert is_valid_utf8(data) is expected
 
 
 def test_complete_prefix_holds_back_only_an_unfinished_character() -> None:
