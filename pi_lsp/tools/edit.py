@@ -20,12 +20,10 @@ from typing import Any
 
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.file_mutation import (
-    FileMutationError,
     file_mutation_lock,
     node_error_code,
     node_error_message,
-    node_utf8,
-    write_file_atomically,
+    write_text_file,
 )
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.text_diff import diff_lines, format_display_diff, format_unified_patch
@@ -340,19 +338,12 @@ def _read_bytes(path: str) -> bytes:
         raise ToolError(node_error_message(exc, "open", path)) from exc
 
 
-def _write_text(path: str, text: str) -> None:
-    try:
-        write_file_atomically(path, node_utf8(text))
-    except FileMutationError as exc:
-        raise ToolError(exc.message) from exc
-
-
 @dataclass(frozen=True, slots=True)
 class EditOperations:
     """How the tool reaches files; replace these to edit elsewhere (a remote machine, a test)."""
 
     read_file: Callable[[str], bytes] = _read_bytes
-    write_file: Callable[[str, str], None] = _write_text
+    write_file: Callable[[str, str], None] = write_text_file
     access: Callable[[str], None] = _access_read_write
 
 

@@ -18,6 +18,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
+from pi_lsp.tools.base import ToolError
+
 # libuv's wording for the error codes a file operation meets (what Node puts in ``error.message``).
 _NODE_ERROR_TEXTS = {
     "EACCES": "permission denied",
@@ -62,13 +64,17 @@ def node_utf8(text: str) -> bytes:
     return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
-class FileMutationError(Exception):
+class FileMutationError(ToolError):
     """A file could not be written; ``message`` is worded as Node words the failure."""
 
     def __init__(self, message: str, code: str | None) -> None:
         super().__init__(message)
-        self.message = message
         self.code = code
+
+
+def write_text_file(path: str, text: str) -> None:
+    """Write ``text`` as UTF-8 (as Node encodes it) through :func:`write_file_atomically`."""
+    write_file_atomically(path, node_utf8(text))
 
 
 def _mutation_error(exc: OSError, syscall: str, path: str) -> FileMutationError:

@@ -8,37 +8,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
+from pi_lsp.tools.base import ToolContext, ToolResult
 from pi_lsp.tools.file_mutation import (
-    FileMutationError,
     file_mutation_lock,
     make_parent_dirs,
-    node_utf8,
-    write_file_atomically,
+    write_text_file,
 )
 from pi_lsp.tools.paths import resolve_to_cwd
-
-
-def _make_dirs(directory: str) -> None:
-    try:
-        make_parent_dirs(directory)
-    except FileMutationError as exc:
-        raise ToolError(exc.message) from exc
-
-
-def _write_text(path: str, text: str) -> None:
-    try:
-        write_file_atomically(path, node_utf8(text))
-    except FileMutationError as exc:
-        raise ToolError(exc.message) from exc
 
 
 @dataclass(frozen=True, slots=True)
 class WriteOperations:
     """How the tool reaches files; replace these to write elsewhere (a remote machine, a test)."""
 
-    make_dirs: Callable[[str], None] = _make_dirs
-    write_file: Callable[[str, str], None] = _write_text
+    make_dirs: Callable[[str], None] = make_parent_dirs
+    write_file: Callable[[str, str], None] = write_text_file
 
 
 WRITE_PARAMETERS: dict[str, Any] = {
