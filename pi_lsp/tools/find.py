@@ -1,23 +1,197 @@
-"""Placeholder until the find tool lands."""
+"""The ``find`` tool: list files and directories matching a glob, as Pi 0.85.0 does with fd.
+
+There is no fd here; :mod:`pi_lsp.tools.file_walk` walks the tree with fd's rules (spec §2.4):
+the glob is matched against each entry's name, or against its absolute path when the pattern
+contains a ``/`` (with ``**/`` put in front unless it starts with ``/`` or ``**/``); letter case
+is ignored unless the pattern has an uppercase letter; hidden entries are listed, ignore files
+respected, and directories shown with a trailing ``/``. Results come in a stable order (see
+:mod:`pi_lsp.tools.file_walk`) where fd's own order depends on its threads.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import re
+import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
+from pi_lsp.tools.base import ABORTED_MESSAGE, ToolContext, ToolError, ToolResult
+from pi_lsp.tools.file_walk import FdWalk, WalkCancelled, inside_git_repository
+from pi_lsp.tools.glob_regex import (
+    GlobError,
+    GlobOptions,
+    compile_regex,
+    glob_regex_source,
+    has_uppercase,
+    parse_glob,
+)
+from pi_lsp.tools.listing import (
+    BYTE_LIMIT_NOTICE,
+    append_notices,
+    as_js_number,
+    cap_output,
+    details_or_none,
+    js_number,
+)
+from pi_lsp.tools.paths import resolve_to_cwd
+
+DEFAULT_LIMIT = 1000
+NO_FILES = "No files found matching pattern"
+_FD_GLOB = GlobOptions(literal_separator=True)
 
 
-class _Placeholder:
+class FindTool:
+    """Find files and directories by glob below a directory (fd's rules, .gitignore honoured)."""
+
     name = "find"
     label = "find"
-    description = ""
-    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+    description = (
+        "List the files and directories whose name matches a glob pattern, searching below a "
+        "directory. A pattern containing '/' is matched against the whole path instead of the "
+        "name. Paths are shown relative to the searched directory, directories end in '/', "
+        "hidden entries are included and .gitignore is honoured. At most "
+        f"{DEFAULT_LIMIT} results and 50KB of output are returned."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "required": ["pattern"],
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "description": "Glob to look for, like '*.py', 'test_*' or 'docs/**/*.md'",
+            },
+            "path": {
+                "type": "string",
+                "description": "Directory to search; defaults to the working directory",
+            },
+            "limit": {
+                "type": "number",
+                "description": f"Stop after this many results ({DEFAULT_LIMIT} unless set)",
+            },
+        },
+    }
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         return args
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raise ToolError("find is not built yet")
+        ctx.check_aborted()
+        search_path = resolve_to_cwd(args.get("path") or ".", ctx.cwd)
+        limit = args.get("limit")
+        effective_limit: float = limit if limit is not None else DEFAULT_LIMIT
+        max_results = fd_max_results(effective_limit)
+        if not os.path.exists(search_path):
+            raise ToolError(f"Path not found: {search_path}")
+        if not os.path.isdir(search_path):
+            raise ToolError(
+                f"[fd error]: Search path '{search_path}' is not a directory.\n"
+                "[fd error]: No valid search paths given."
+            )
+        name_regex, full_path = fd_pattern(args["pattern"])
+        cancelled = threading.Event()
+        walk = FdWalk(
+            search_path,
+            require_git=inside_git_repository(search_path),
+            working_dir=str(ctx.cwd),
+            cancelled=cancelled,
+        )
+        search = partial(_search, walk, name_regex, full_path, max_results)
+        found = await _run_cancellable(ctx, search, cancelled)
+        if not found:
+            return ToolResult.text(NO_FILES)
+        return _result(found, effective_limit)
 
 
-TOOL = _Placeholder()
+def fd_max_results(limit: float) -> int | None:
+    """fd's ``--max-results`` from Pi's limit: 0 means no limit, fractions and negatives fail."""
+    text = js_number(limit)
+    if not text.isdigit():
+        raise ToolError(
+            f"error: invalid value '{text}' for '--max-results <count>': invalid digit found in "
+            "string\n\nFor more information, try '--help'."
+        )
+    return int(text) or None
+
+
+def fd_pattern(pattern: str) -> tuple[re.Pattern[bytes] | None, bool]:
+    """The byte regex fd builds for Pi's glob (``None`` matches everything) and full-path mode."""
+    full_path = "/" in pattern
+    if full_path and not (pattern.startswith(("/", "**/")) or pattern == "**"):
+        pattern = "**/" + pattern
+    if not pattern:
+        return None, full_path
+    try:
+        tokens = parse_glob(pattern, _FD_GLOB)
+    except GlobError as exc:
+        raise ToolError(f"[fd error]: {exc}") from None
+    flags = re.DOTALL if has_uppercase(tokens) else re.DOTALL | re.IGNORECASE
+    return compile_regex(glob_regex_source(tokens, _FD_GLOB), flags), full_path
+
+
+def _search(
+    walk: FdWalk,
+    name_regex: re.Pattern[bytes] | None,
+    full_path: bool,
+    max_results: int | None,
+) -> list[str]:
+    """Matching entries as Pi shows them (relative, ``/`` after directories), up to the limit."""
+    found: list[str] = []
+    for entry in walk.entries():
+        subject = entry.absolute if full_path else entry.name
+        if name_regex is not None and name_regex.fullmatch(subject) is None:
+            continue
+        shown = entry.relative.decode("utf-8", "replace")
+        found.append(shown + "/" if entry.is_dir else shown)
+        if max_results is not None and len(found) >= max_results:
+            break
+    return found
+
+
+async def _run_cancellable(
+    ctx: ToolContext, work: Callable[[], list[str]], cancelled: threading.Event
+) -> list[str]:
+    """Run the blocking walk in a thread; an abort sets ``cancelled`` and fails the call."""
+    task = asyncio.ensure_future(asyncio.to_thread(work))
+    if ctx.signal is None:
+        return await _finish(task)
+    abort = asyncio.ensure_future(ctx.signal.wait())
+    try:
+        await asyncio.wait({task, abort}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        abort.cancel()
+    if ctx.signal.aborted:
+        cancelled.set()
+        with contextlib.suppress(WalkCancelled):
+            await task
+        raise ToolError(ABORTED_MESSAGE)
+    return await _finish(task)
+
+
+async def _finish(task: asyncio.Future[list[str]]) -> list[str]:
+    try:
+        return await task
+    except WalkCancelled:
+        raise ToolError(ABORTED_MESSAGE) from None
+
+
+def _result(found: list[str], limit: float) -> ToolResult:
+    truncation = cap_output("\n".join(found))
+    notices = []
+    details: dict[str, Any] = {}
+    if len(found) >= limit:
+        notices.append(
+            f"{js_number(limit)} results limit reached. "
+            f"Use limit={js_number(limit * 2)} for more, or refine pattern"
+        )
+        details["resultLimitReached"] = as_js_number(limit)
+    if truncation.truncated:
+        notices.append(BYTE_LIMIT_NOTICE)
+        details["truncation"] = truncation.to_json()
+    return ToolResult.text(append_notices(truncation.content, notices), details_or_none(details))
+
+
+TOOL = FindTool()
