@@ -1,0 +1,1 @@
+"""Resource boundary: everything on disk that decides what a model call starts with."""

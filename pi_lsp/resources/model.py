@@ -1,0 +1,78 @@
+"""The plain data of the Resource boundary: where things come from, and what is wrong with them.
+
+Positions are 0-based lines and columns counted in code points; a range's end is exclusive
+(LSP's convention, so the server converts only the column encoding). Display code adds 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "information", "hint"]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRange:
+    """A region of a file: lines ``start_line`` .. ``end_line`` (columns optional)."""
+
+    path: str
+    start_line: int = 0
+    start_column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+    @classmethod
+    def whole_text(cls, path: str, text: str) -> SourceRange:
+        """The range covering all of ``text`` (as the file ``path`` holds it)."""
+        lines = text.split("\n")
+        return cls(path, 0, 0, len(lines) - 1, len(lines[-1]))
+
+    @classmethod
+    def line(cls, path: str, line: int, start: int = 0, end: int = 0) -> SourceRange:
+        return cls(path, line, start, line, end)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "startLine": self.start_line,
+            "startColumn": self.start_column,
+            "endLine": self.end_line,
+            "endColumn": self.end_column,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedLocation:
+    """Another place a finding points at (the earlier instruction, the winning skill)."""
+
+    where: SourceRange
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem with the resources, located in a file.
+
+    ``rule`` is a stable kebab-case name (``skill-name-collision``); ``pi_message`` is the text
+    Pi itself prints for the same problem, when Pi reports it at all.
+    """
+
+    where: SourceRange
+    severity: Severity
+    rule: str
+    message: str
+    related: tuple[RelatedLocation, ...] = ()
+    pi_message: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            **self.where.to_json(),
+            "severity": self.severity,
+            "rule": self.rule,
+            "message": self.message,
+        }
+        if self.related:
+            out["related"] = [{**r.where.to_json(), "message": r.message} for r in self.related]
+        return out
