@@ -56,7 +56,151 @@ def _build_parser() -> argparse.ArgumentParser:
     tool.add_argument(
         "--stream", action="store_true", help="copy streamed output to stderr as it arrives"
     )
+    prompt = commands.add_parser(
+        "prompt",
+        help="print the system prompt the agent would send",
+        description=(
+            "Print the system prompt exactly as the agent would send it for a working "
+            "directory, after loading context files, skills, SYSTEM.md and settings as Pi does. "
+            "Problems found on the way are reported on stderr."
+        ),
+    )
+    _add_resource_options(prompt)
+    prompt.add_argument(
+        "--json", action="store_true", help="print the prompt with its spans, sources and tokens"
+    )
     return parser
+
+
+def _add_resource_options(parser: argparse.ArgumentParser) -> None:
+    """The options that say which resources load, with Pi's names and meanings."""
+    parser.add_argument("--cwd", type=Path, default=None, help="working directory (default: .)")
+    parser.add_argument("--agent-dir", default=None, help="agent dir (default: ~/.pi/agent)")
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument(
+        "--approve",
+        "-a",
+        dest="approve",
+        action="store_const",
+        const=True,
+        help="trust the project for this run",
+    )
+    trust.add_argument(
+        "--no-approve",
+        "-na",
+        dest="approve",
+        action="store_const",
+        const=False,
+        help="do not trust the project for this run",
+    )
+    parser.add_argument(
+        "--no-context-files", "-nc", action="store_true", help="load no AGENTS.md / CLAUDE.md files"
+    )
+    parser.add_argument("--no-skills", action="store_true", help="discover no skills")
+    parser.add_argument(
+        "--skill",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load a skill file or folder (repeatable)",
+    )
+    parser.add_argument(
+        "--no-prompt-templates", action="store_true", help="discover no prompt templates"
+    )
+    parser.add_argument(
+        "--prompt-template",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load a prompt template file or folder (repeatable)",
+    )
+    parser.add_argument(
+        "--system-prompt",
+        default=None,
+        metavar="TEXT|FILE",
+        help="replace the system prompt (a file path is read)",
+    )
+    parser.add_argument(
+        "--append-system-prompt",
+        action="append",
+        default=None,
+        metavar="TEXT|FILE",
+        help="append to the system prompt (repeatable)",
+    )
+    parser.add_argument(
+        "--tools",
+        default=None,
+        metavar="LIST",
+        help="active tools, comma-separated, in order (default: read,bash,edit,write)",
+    )
+
+
+def _load_options(opts: argparse.Namespace) -> Any:
+    from pi_lsp.resources.loader import LoadOptions
+
+    tools = None
+    if opts.tools is not None:
+        tools = tuple(t.strip() for t in opts.tools.split(",") if t.strip())
+    return LoadOptions(
+        cwd=str((opts.cwd or Path.cwd()).absolute()),
+        agent_dir=opts.agent_dir,
+        approve=opts.approve,
+        no_context_files=opts.no_context_files,
+        no_skills=opts.no_skills,
+        skill_paths=tuple(opts.skill),
+        no_prompt_templates=opts.no_prompt_templates,
+        prompt_template_paths=tuple(opts.prompt_template),
+        system_prompt=opts.system_prompt,
+        append_system_prompt=(
+            tuple(opts.append_system_prompt) if opts.append_system_prompt is not None else None
+        ),
+        tools=tools,
+    )
+
+
+def _report_findings(findings: Sequence[Any]) -> None:
+    for finding in findings:
+        where = finding.where
+        sys.stderr.write(
+            f"{where.path}:{where.start_line + 1}:{where.start_column + 1}: "
+            f"{finding.severity}: {finding.message} [{finding.rule}]\n"
+        )
+
+
+def _run_prompt_command(opts: argparse.Namespace) -> int:
+    from pi_lsp.prompt.assemble import build_prompt
+    from pi_lsp.resources.loader import load_resources
+
+    options = _load_options(opts)
+    if opts.tools is not None:
+        from pi_lsp.tools.registry import BUILTIN_TOOLS
+
+        unknown = [t for t in options.tools if t not in BUILTIN_TOOLS]
+        if unknown:
+            return _fail(f"unknown tool(s) in --tools: {', '.join(unknown)}")
+    if not os.path.isdir(options.cwd):
+        return _fail(f"working directory does not exist: {options.cwd}")
+    resources = load_resources(options)
+    document = build_prompt(resources)
+    _report_findings(resources.findings)
+    if opts.json:
+        payload = {
+            "cwd": resources.cwd,
+            "agentDir": resources.agent_dir,
+            "trusted": resources.trust.trusted,
+            "trustReason": resources.trust.reason,
+            **document.to_json(),
+            "contextFiles": [f.path for f in resources.context_files.files],
+            "skills": [
+                {"name": s.name, "path": s.file_path, "visible": s.visible}
+                for s in resources.skills
+            ],
+            "findings": [f.to_json() for f in resources.findings],
+        }
+        _write_stdout(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    else:
+        _write_stdout(document.text)
+    return EXIT_OK
 
 
 def _write_stdout(text: str) -> None:
@@ -118,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if opts.command == "tool":
             return asyncio.run(_run_tool_command(opts))
+        if opts.command == "prompt":
+            return _run_prompt_command(opts)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

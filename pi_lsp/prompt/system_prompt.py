@@ -18,18 +18,11 @@ from typing import Any
 from pi_lsp.prompt import default_text
 from pi_lsp.prompt.tokens import count_tokens, estimate_tokens
 from pi_lsp.resources.model import SourceRange
+from pi_lsp.resources.system_files import PromptText
 from pi_lsp.tools.registry import DEFAULT_ACTIVE_TOOLS
 
 #: The tools that can load a skill's file, in the order Pi prefers them.
 SKILL_READING_TOOLS = ("read", "bash")
-
-
-@dataclass(frozen=True, slots=True)
-class PromptText:
-    """A piece of prompt text given by the user: literal, or read from ``source_path``."""
-
-    text: str
-    source_path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +140,6 @@ class _Writer:
         return PromptDocument(text, spans, tools, count_tokens(text), estimate_tokens(text))
 
 
-def _text_source(piece: PromptText) -> SourceRange | None:
-    if piece.source_path is None:
-        return None
-    return SourceRange.whole_text(piece.source_path, piece.text)
-
-
 def skill_reading_tool(tools: Sequence[str]) -> str | None:
     """The first tool able to load a skill file, if any is active."""
     return next((t for t in SKILL_READING_TOOLS if t in tools), None)
@@ -216,7 +203,7 @@ def build_system_prompt(inputs: PromptInputs) -> PromptDocument:
     prompt_cwd = inputs.cwd.replace("\\", "/")
     custom = inputs.custom_prompt
     if custom is not None and custom.text:
-        out.add(custom.text, "custom-prompt", _text_source(custom))
+        out.add(custom.text, "custom-prompt", custom.where)
     else:
         _write_default_head(out, inputs)
     if "\n\n".join(piece.text for piece in inputs.append):
@@ -224,7 +211,7 @@ def build_system_prompt(inputs: PromptInputs) -> PromptDocument:
         for index, piece in enumerate(inputs.append):
             if index:
                 out.add("\n\n", "append")
-            out.add(piece.text, "append", _text_source(piece))
+            out.add(piece.text, "append", piece.where)
     _write_project_context(out, inputs.context_files)
     _write_skills(out, inputs.skills, skill_reading_tool(inputs.tools))
     cwd_line = f"\nCurrent working directory: {prompt_cwd}"

@@ -7,10 +7,10 @@ from pi_lsp.prompt.system_prompt import (
     PromptContextFile,
     PromptInputs,
     PromptSkill,
-    PromptText,
     build_system_prompt,
 )
 from pi_lsp.prompt.tokens import count_tokens, estimate_tokens
+from pi_lsp.resources.system_files import PromptText
 
 SKILL = PromptSkill("demo", 'Says <hi> & "bye"', "/skills/demo/SKILL.md")
 

@@ -1,0 +1,48 @@
+"""String operations as JavaScript performs them, where Python's built-ins disagree.
+
+Pi measures and trims text with JavaScript semantics: ``.length`` counts UTF-16 code units,
+``.trim()`` and the regex class ``\\s`` know a fixed whitespace set that differs from
+``str.isspace`` (JavaScript has U+FEFF, Python has U+001C..U+001F and U+0085).
+"""
+
+from __future__ import annotations
+
+from pi_lsp.tools.truncation import utf16_len
+
+__all__ = ["JS_WHITESPACE", "is_js_space", "js_trim", "utf16_len", "utf16_prefix"]
+
+#: ECMAScript WhiteSpace plus LineTerminator: what ``String.prototype.trim`` and ``\s`` match.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
+
+
+def is_js_space(char: str) -> bool:
+    """Whether JavaScript's ``/\\s/`` matches the one character ``char``."""
+    return char in _JS_WHITESPACE_SET
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()`` in JavaScript."""
+    return text.strip(JS_WHITESPACE)
+
+
+def utf16_prefix(text: str, units: int) -> str:
+    """``text.slice(0, units)`` in JavaScript, without leaving half of a surrogate pair.
+
+    JavaScript would keep a lone high surrogate when the cut falls inside a pair; such a string
+    cannot be encoded as UTF-8, so the dangling half is dropped here (one unit shorter).
+    """
+    if units <= 0:
+        return ""
+    if text.isascii() or len(text) <= units // 2:
+        return text[:units]
+    taken = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if taken + width > units:
+            return text[:index]
+        taken += width
+    return text

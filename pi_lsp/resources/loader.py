@@ -1,0 +1,254 @@
+"""One immutable snapshot of every resource that shapes a model call, for one working directory.
+
+:func:`load_resources` follows Pi 0.85.0's resource loader (spec §5): decide trust, read the
+settings it allows, then context files, SYSTEM.md / APPEND_SYSTEM.md, skills and prompt
+templates from their roots in Pi's order. Each part keeps its source paths and line ranges,
+and every problem found on the way is a :class:`Finding`.
+
+A :class:`ResourceCache` kept between loads makes a rebuild re-read only what changed (skills
+and templates are parsed again only when their file's version changed).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pi_lsp.resources.agent_dir import canonicalize_path, home_dir, resolve_agent_dir, resolve_path
+from pi_lsp.resources.context_files import ContextFiles, load_context_files
+from pi_lsp.resources.file_source import DISK, FileSource
+from pi_lsp.resources.model import Finding
+from pi_lsp.resources.settings import Settings, load_settings
+from pi_lsp.resources.skills import Skill, SkillParseCache, SkillRoot, load_skills
+from pi_lsp.resources.system_files import SystemPrompts, load_system_prompts
+from pi_lsp.resources.templates import PromptTemplate, TemplateRoot, load_prompt_templates
+from pi_lsp.resources.trust import TrustDecision, resolve_project_trust
+from pi_lsp.tools.registry import BUILTIN_TOOLS, DEFAULT_ACTIVE_TOOLS
+
+CONFIG_DIR = ".pi"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadOptions:
+    """What a Pi command line (or an editor's settings) says about loading resources."""
+
+    cwd: str
+    agent_dir: str | None = None
+    #: ``True`` for ``--approve``, ``False`` for ``--no-approve``, ``None`` when neither is given
+    approve: bool | None = None
+    no_context_files: bool = False
+    no_skills: bool = False
+    skill_paths: tuple[str, ...] = ()
+    no_prompt_templates: bool = False
+    prompt_template_paths: tuple[str, ...] = ()
+    system_prompt: str | None = None
+    append_system_prompt: tuple[str, ...] | None = None
+    #: ``--tools``: the active tools in this order (``None``: settings, else Pi's default)
+    tools: tuple[str, ...] | None = None
+    home: str | None = None
+    env: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    """Everything loaded for one working directory, and what is wrong with it."""
+
+    cwd: str
+    agent_dir: str
+    trust: TrustDecision
+    settings: Settings
+    context_files: ContextFiles
+    system_prompts: SystemPrompts
+    skills: tuple[Skill, ...]
+    templates: tuple[PromptTemplate, ...]
+    tools: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    #: every file and folder the snapshot depends on (for watchers)
+    watched_files: tuple[str, ...] = ()
+    watched_directories: tuple[str, ...] = ()
+
+
+@dataclass
+class ResourceCache:
+    """State kept between loads so that a rebuild re-reads only what changed."""
+
+    skills: SkillParseCache = field(default_factory=SkillParseCache)
+
+
+_Root = TypeVar("_Root", SkillRoot, TemplateRoot)
+
+
+def _unique_roots(roots: Sequence[_Root]) -> list[_Root]:
+    """Roots in order, each real path once: the first insertion wins (spec §5.3)."""
+    seen: set[str] = set()
+    out: list[_Root] = []
+    for root in roots:
+        key = canonicalize_path(root.path)
+        if key not in seen:
+            seen.add(key)
+            out.append(root)
+    return out
+
+
+def _git_root_or_none(start: str) -> str | None:
+    directory = start
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _agents_skill_dirs(cwd: str, home: str) -> list[str]:
+    """``.agents/skills`` from cwd upward, stopping after the git root (or at ``/``)."""
+    user_level = canonicalize_path(os.path.join(home, ".agents", "skills"))
+    stop = _git_root_or_none(cwd)
+    out: list[str] = []
+    directory = cwd
+    while True:
+        candidate = os.path.join(directory, ".agents", "skills")
+        if os.path.isdir(candidate) and canonicalize_path(candidate) != user_level:
+            out.append(candidate)
+        parent = os.path.dirname(directory)
+        if directory == stop or parent == directory:
+            return out
+        directory = parent
+
+
+def _settings_entries(settings: Settings, key: str, cwd: str, agent_dir: str) -> list[str]:
+    """Paths a settings file lists under ``key``: project ones first, each relative to its file."""
+    out: list[str] = []
+    for file, base in (
+        (settings.project_file, os.path.join(cwd, CONFIG_DIR)),
+        (settings.global_file, agent_dir),
+    ):
+        values = file.data.get(key)
+        if isinstance(values, list):
+            out.extend(
+                resolve_path(v.strip(), base) for v in values if isinstance(v, str) and v.strip()
+            )
+    return out
+
+
+def skill_roots(
+    options: LoadOptions, cwd: str, agent_dir: str, home: str, trusted: bool, settings: Settings
+) -> list[SkillRoot]:
+    """Where skills are looked for, in Pi's order (spec §5.2, §5.3): first insertion wins."""
+    roots = [
+        SkillRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
+        for path in options.skill_paths
+    ]
+    if not options.no_skills:
+        roots += [
+            SkillRoot(
+                path, "explicit", "project" if path.startswith(cwd) else "user", source="settings"
+            )
+            for path in _settings_entries(settings, "skills", cwd, agent_dir)
+        ]
+        if trusted:
+            roots.append(SkillRoot(os.path.join(cwd, CONFIG_DIR, "skills"), "pi", "project"))
+            roots += [SkillRoot(d, "agents", "project") for d in _agents_skill_dirs(cwd, home)]
+        roots.append(SkillRoot(os.path.join(agent_dir, "skills"), "pi", "user"))
+        roots.append(SkillRoot(os.path.join(home, ".agents", "skills"), "agents", "user"))
+    return _unique_roots(roots)
+
+
+def template_roots(
+    options: LoadOptions, cwd: str, agent_dir: str, home: str, trusted: bool, settings: Settings
+) -> list[TemplateRoot]:
+    roots = [
+        TemplateRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
+        for path in options.prompt_template_paths
+    ]
+    if not options.no_prompt_templates:
+        roots += [
+            TemplateRoot(
+                path, "explicit", "project" if path.startswith(cwd) else "user", source="settings"
+            )
+            for path in _settings_entries(settings, "prompts", cwd, agent_dir)
+        ]
+        if trusted:
+            roots.append(TemplateRoot(os.path.join(cwd, CONFIG_DIR, "prompts"), "auto", "project"))
+        roots.append(TemplateRoot(os.path.join(agent_dir, "prompts"), "auto", "user"))
+    return _unique_roots(roots)
+
+
+def active_tools(options: LoadOptions, settings: Settings) -> tuple[str, ...]:
+    """``--tools`` in its order, else the settings' ``defaultTools``, else Pi's default set."""
+    if options.tools is not None:
+        names: Any = options.tools
+    else:
+        names = settings.get("defaultTools") or DEFAULT_ACTIVE_TOOLS
+    if not isinstance(names, list | tuple):
+        names = DEFAULT_ACTIVE_TOOLS
+    return tuple(dict.fromkeys(n for n in names if isinstance(n, str) and n in BUILTIN_TOOLS))
+
+
+def load_resources(
+    options: LoadOptions, source: FileSource = DISK, cache: ResourceCache | None = None
+) -> Resources:
+    """Load every resource for ``options.cwd`` as Pi does; see the module docstring."""
+    cache = cache if cache is not None else ResourceCache()
+    env = options.env if options.env is not None else dict(os.environ)
+    home = options.home or home_dir(env)
+    cwd = os.path.abspath(options.cwd)
+    agent_dir = resolve_agent_dir(options.agent_dir, env=env, home=home)
+
+    global_only = load_settings(cwd, agent_dir, project_trusted=False, source=source)
+    trust = resolve_project_trust(
+        cwd,
+        agent_dir,
+        approve=options.approve,
+        default_project_trust=global_only.default_project_trust,
+        home=home,
+    )
+    settings = (
+        load_settings(cwd, agent_dir, project_trusted=True, source=source)
+        if trust.trusted
+        else global_only
+    )
+    context = load_context_files(
+        cwd, agent_dir, no_context_files=options.no_context_files, source=source
+    )
+    prompts = load_system_prompts(
+        cwd,
+        agent_dir,
+        project_trusted=trust.trusted,
+        system_prompt=options.system_prompt,
+        append_system_prompt=options.append_system_prompt,
+        source=source,
+    )
+    skills = load_skills(
+        skill_roots(options, cwd, agent_dir, home, trust.trusted, settings),
+        source,
+        cache=cache.skills,
+    )
+    templates = load_prompt_templates(
+        template_roots(options, cwd, agent_dir, home, trust.trusted, settings), source
+    )
+    findings = (
+        *trust.findings,
+        *settings.findings,
+        *context.findings,
+        *prompts.findings,
+        *skills.findings,
+        *templates.findings,
+    )
+    return Resources(
+        cwd=cwd,
+        agent_dir=agent_dir,
+        trust=trust,
+        settings=settings,
+        context_files=context,
+        system_prompts=prompts,
+        skills=skills.skills,
+        templates=templates.templates,
+        tools=active_tools(options, settings),
+        findings=tuple(findings),
+        watched_files=(*context.paths, *skills.files, *templates.files),
+        watched_directories=skills.directories,
+    )
