@@ -12,8 +12,8 @@ and templates are parsed again only when their file's version changed).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from pi_lsp.resources.agent_dir import canonicalize_path, home_dir, resolve_agent_dir, resolve_path
@@ -21,9 +21,21 @@ from pi_lsp.resources.context_files import ContextFiles, load_context_files
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.model import Finding
 from pi_lsp.resources.settings import Settings, load_settings
-from pi_lsp.resources.skills import Skill, SkillParseCache, SkillRoot, load_skills
+from pi_lsp.resources.skills import (
+    LoadSkillsResult,
+    Skill,
+    SkillParseCache,
+    SkillRoot,
+    load_skills,
+    reload_skills,
+)
 from pi_lsp.resources.system_files import SystemPrompts, load_system_prompts
-from pi_lsp.resources.templates import PromptTemplate, TemplateRoot, load_prompt_templates
+from pi_lsp.resources.templates import (
+    LoadTemplatesResult,
+    PromptTemplate,
+    TemplateRoot,
+    load_prompt_templates,
+)
 from pi_lsp.resources.trust import TrustDecision, resolve_project_trust
 from pi_lsp.tools.registry import BUILTIN_TOOLS, DEFAULT_ACTIVE_TOOLS
 
@@ -61,13 +73,35 @@ class Resources:
     settings: Settings
     context_files: ContextFiles
     system_prompts: SystemPrompts
-    skills: tuple[Skill, ...]
-    templates: tuple[PromptTemplate, ...]
+    skill_load: LoadSkillsResult
+    template_load: LoadTemplatesResult
     tools: tuple[str, ...]
-    findings: tuple[Finding, ...]
-    #: every file and folder the snapshot depends on (for watchers)
-    watched_files: tuple[str, ...] = ()
-    watched_directories: tuple[str, ...] = ()
+    options: LoadOptions
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        return self.skill_load.skills
+
+    @property
+    def templates(self) -> tuple[PromptTemplate, ...]:
+        return self.template_load.templates
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """Every problem found, part by part in load order."""
+        return (
+            *self.trust.findings,
+            *self.settings.findings,
+            *self.context_files.findings,
+            *self.system_prompts.findings,
+            *self.skill_load.findings,
+            *self.template_load.findings,
+        )
+
+    @property
+    def watched_files(self) -> tuple[str, ...]:
+        """Every file the snapshot was read from (for watchers)."""
+        return (*self.context_files.paths, *self.skill_load.files, *self.template_load.files)
 
 
 @dataclass
@@ -230,14 +264,6 @@ def load_resources(
     templates = load_prompt_templates(
         template_roots(options, cwd, agent_dir, home, trust.trusted, settings), source
     )
-    findings = (
-        *trust.findings,
-        *settings.findings,
-        *context.findings,
-        *prompts.findings,
-        *skills.findings,
-        *templates.findings,
-    )
     return Resources(
         cwd=cwd,
         agent_dir=agent_dir,
@@ -245,10 +271,28 @@ def load_resources(
         settings=settings,
         context_files=context,
         system_prompts=prompts,
-        skills=skills.skills,
-        templates=templates.templates,
+        skill_load=skills,
+        template_load=templates,
         tools=active_tools(options, settings),
-        findings=tuple(findings),
-        watched_files=(*context.paths, *skills.files, *templates.files),
-        watched_directories=skills.directories,
+        options=options,
     )
+
+
+def reload_resources(
+    previous: Resources,
+    changed: Collection[str],
+    source: FileSource = DISK,
+    cache: ResourceCache | None = None,
+) -> Resources:
+    """The snapshot after ``changed`` files changed, re-reading only what it must.
+
+    When only the contents of known skill files changed, those files alone are read again and
+    everything else is kept; any other change loads everything again (still with ``cache``).
+    """
+    cache = cache if cache is not None else ResourceCache()
+    paths = {os.path.abspath(p) for p in changed}
+    if paths and paths <= set(previous.skill_load.files):
+        skills = reload_skills(previous.skill_load, paths, source, cache=cache.skills)
+        if skills is not None:
+            return replace(previous, skill_load=skills)
+    return load_resources(previous.options, source, cache)

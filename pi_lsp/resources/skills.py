@@ -16,7 +16,7 @@ changed parses that file only.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -109,6 +109,11 @@ class SkillParseCache:
             return None
         return entry[1]
 
+    def peek(self, path: str) -> SkillFile | None:
+        """The cached analysis of ``path`` whatever its version (the caller knows it is current)."""
+        entry = self._entries.get(path)
+        return None if entry is None else entry[1]
+
     def put(self, path: str, version: object, parsed: SkillFile) -> None:
         if version is None:
             self._entries.pop(path, None)
@@ -134,6 +139,9 @@ class LoadSkillsResult:
     #: files analysed during this load, and files whose cached analysis was reused
     parsed: int = 0
     reused: int = 0
+    #: the load as it ran: each skill file met, with its root, or a walk finding, in order;
+    #: :func:`reload_skills` replays it when only file contents changed
+    plan: tuple[tuple[SkillRoot, SkillCandidate] | Finding, ...] = ()
 
     def by_name(self, name: str) -> Skill | None:
         return next((skill for skill in self.skills if skill.name == name), None)
@@ -167,20 +175,44 @@ def load_skills(
     for root in roots:
         loader.load_root(root)
     loader.cache.retain(loader.files)
-    return LoadSkillsResult(
-        tuple(loader.skills.values()),
-        tuple(loader.warnings + loader.collisions),
-        tuple(loader.files),
-        tuple(loader.directories),
-        loader.parsed,
-        loader.reused,
-    )
+    return loader.result()
+
+
+def reload_skills(
+    previous: LoadSkillsResult,
+    changed: Collection[str],
+    file_source: FileSource = DISK,
+    *,
+    cache: SkillParseCache,
+) -> LoadSkillsResult | None:
+    """Load again after the contents of some already-known skill files changed.
+
+    No folder is walked and only the ``changed`` files are read; every other file's analysis
+    comes from ``cache``. Returns ``None`` when that is not enough — a changed path that was not
+    a skill file of ``previous`` (a new file, an ignore file, a folder) or one that is gone — and
+    the caller must run :func:`load_skills`.
+    """
+    known = set(previous.files)
+    if not all(path in known and file_source.is_file(path) for path in changed):
+        return None
+    loader = _Loader(file_source, cache, unchanged=known.difference(changed))
+    for step in previous.plan:
+        if isinstance(step, Finding):
+            loader.warnings.append(step)
+            loader.plan.append(step)
+        else:
+            loader._load_file(*step)
+    return loader.result()
 
 
 class _Loader:
-    def __init__(self, file_source: FileSource, cache: SkillParseCache) -> None:
+    def __init__(
+        self, file_source: FileSource, cache: SkillParseCache, unchanged: set[str] | None = None
+    ) -> None:
         self.file_source = file_source
         self.cache = cache
+        self.unchanged = unchanged or set()
+        self.plan: list[tuple[SkillRoot, SkillCandidate] | Finding] = []
         self.skills: dict[str, Skill] = {}
         self.warnings: list[Finding] = []
         self.collisions: list[Finding] = []
@@ -189,6 +221,17 @@ class _Loader:
         self.seen_real: set[str] = set()
         self.parsed = 0
         self.reused = 0
+
+    def result(self) -> LoadSkillsResult:
+        return LoadSkillsResult(
+            tuple(self.skills.values()),
+            tuple(self.warnings + self.collisions),
+            tuple(self.files),
+            tuple(self.directories),
+            self.parsed,
+            self.reused,
+            tuple(self.plan),
+        )
 
     def load_root(self, root: SkillRoot) -> None:
         path = os.path.abspath(root.path)
@@ -230,9 +273,9 @@ class _Loader:
             )
 
     def _path_warning(self, path: str, rule: str, message: str, pi_message: str) -> None:
-        self.warnings.append(
-            Finding(SourceRange(path), "warning", rule, message, pi_message=pi_message)
-        )
+        finding = Finding(SourceRange(path), "warning", rule, message, pi_message=pi_message)
+        self.warnings.append(finding)
+        self.plan.append(finding)
 
     def _load_folder(
         self, root: SkillRoot, path: str, mode: ScanMode, *, explicit: bool = False
@@ -240,23 +283,32 @@ class _Loader:
         found = discover_skill_files(path, mode, self.file_source, explicit=explicit)
         self.directories.extend(found.directories)
         self.warnings.extend(found.findings)
+        self.plan.extend(found.findings)
         for candidate in found.candidates:
             self._load_file(root, candidate)
+
+    def _analysis(self, path: str) -> SkillFile:
+        """The file's analysis: from the cache when it is current, else read and parsed now."""
+        parsed = self.cache.peek(path) if path in self.unchanged else None
+        if parsed is None:
+            version = self.file_source.version(path)
+            parsed = self.cache.get(path, version)
+            if parsed is None:
+                parsed = read_skill_file(path, self.file_source)
+                self.cache.put(path, version, parsed)
+                self.parsed += 1
+                return parsed
+        self.reused += 1
+        return parsed
 
     def _load_file(self, root: SkillRoot, candidate: SkillCandidate) -> None:
         if candidate.real_path in self.seen_real:
             return
         self.seen_real.add(candidate.real_path)
+        self.plan.append((root, candidate))
         path = candidate.path
         self.files.append(path)
-        version = self.file_source.version(path)
-        parsed = self.cache.get(path, version)
-        if parsed is None:
-            parsed = read_skill_file(path, self.file_source)
-            self.cache.put(path, version, parsed)
-            self.parsed += 1
-        else:
-            self.reused += 1
+        parsed = self._analysis(path)
         self.warnings.extend(parsed.findings)
         if not parsed.loadable or parsed.name is None or parsed.description is None:
             return
