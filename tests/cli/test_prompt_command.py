@@ -1,0 +1,93 @@
+"""``pi-lsp prompt`` as a user runs it: the installed console script in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PI_LSP = Path(sys.executable).parent / "pi-lsp"
+
+
+def run(tmp: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
+    return subprocess.run(
+        [str(PI_LSP), "prompt", *args],
+        cwd=cwd or tmp / "proj",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def setup(tmp: Path) -> Path:
+    for name in ("home", "agent", "proj"):
+        (tmp / name).mkdir()
+    (tmp / "agent" / "AGENTS.md").write_text("Use tabs.\n")
+    (tmp / "proj" / "AGENTS.md").write_text("Use spaces.\n")
+    skill = tmp / "agent" / "skills" / "Bad_Skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: Bad_Skill\ndescription: Demo.\n---\nBody\n")
+    return tmp / "proj"
+
+
+def test_prints_the_prompt_and_reports_problems_on_stderr(tmp_path: Path) -> None:
+    proj = setup(tmp_path)
+    proc = run(tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.endswith(f"\nCurrent working directory: {proj}")
+    assert f'<project_instructions path="{tmp_path}/agent/AGENTS.md">\nUse tabs.\n' in proc.stdout
+    assert "<name>Bad_Skill</name>" in proc.stdout
+    skill_file = tmp_path / "agent" / "skills" / "Bad_Skill" / "SKILL.md"
+    assert f"{skill_file}:2:1: warning: " in proc.stderr
+    assert "[skill-name-invalid-characters]" in proc.stderr
+
+
+def test_custom_prompt_and_append_from_files(tmp_path: Path) -> None:
+    setup(tmp_path)
+    (tmp_path / "sys.md").write_text("You are a test agent.")
+    proc = run(
+        tmp_path,
+        "--system-prompt",
+        str(tmp_path / "sys.md"),
+        "--append-system-prompt",
+        "extra",
+        "--no-context-files",
+        "--tools",
+        "edit",
+    )
+    assert proc.stdout == (
+        f"You are a test agent.\n\nextra\nCurrent working directory: {tmp_path / 'proj'}\n"
+    )
+
+
+def test_json_gives_spans_sources_and_tokens(tmp_path: Path) -> None:
+    setup(tmp_path)
+    proc = run(tmp_path, "--json")
+    data = json.loads(proc.stdout)
+    assert data["tools"] == ["read", "bash", "edit", "write"]
+    assert data["tokenizer"] == "cl100k_base"
+    assert data["tokens"] > 0 and data["estimate"] == -(-len(data["text"]) // 4)
+    files = [s for s in data["spans"] if s["kind"] == "context-file"]
+    assert [s["source"]["path"] for s in files] == data["contextFiles"]
+    assert data["text"][files[1]["start"] : files[1]["end"]] == "Use spaces.\n"
+    assert data["findings"][0]["rule"] == "skill-name-invalid-characters"
+    assert data["trusted"] is True
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    setup(tmp_path)
+    bad_tool = run(tmp_path, "--tools", "read,nope")
+    assert (bad_tool.returncode, bad_tool.stderr) == (
+        2,
+        "pi-lsp: unknown tool(s) in --tools: nope\n",
+    )
+    missing = run(tmp_path, "--cwd", str(tmp_path / "missing"))
+    assert missing.returncode == 2
+    assert "working directory does not exist" in missing.stderr
+    both = run(tmp_path, "--approve", "--no-approve")
+    assert both.returncode == 2
