@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pi_lsp.prompt import default_text
@@ -60,11 +61,9 @@ class PromptSpan:
     end: int
     kind: str
     source: SourceRange | None
-    tokens: int
-    estimate: int
     label: str = ""
 
-    def to_json(self, text: str) -> dict[str, Any]:
+    def to_json(self, text: str, tokens: int) -> dict[str, Any]:
         start_line = text.count("\n", 0, self.start)
         out: dict[str, Any] = {
             "kind": self.kind,
@@ -72,8 +71,8 @@ class PromptSpan:
             "end": self.end,
             "startLine": start_line,
             "endLine": start_line + text.count("\n", self.start, self.end),
-            "tokens": self.tokens,
-            "estimate": self.estimate,
+            "tokens": tokens,
+            "estimate": estimate_tokens(text[self.start : self.end]),
         }
         if self.label:
             out["label"] = self.label
@@ -82,18 +81,30 @@ class PromptSpan:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PromptDocument:
+    """The prompt text and its regions; token counts are computed when first asked for."""
+
     text: str
     spans: tuple[PromptSpan, ...]
     tools: tuple[str, ...]
-    tokens: int
-    estimate: int
+
+    @cached_property
+    def tokens(self) -> int:
+        return count_tokens(self.text)
+
+    @cached_property
+    def estimate(self) -> int:
+        return estimate_tokens(self.text)
+
+    @cached_property
+    def span_tokens(self) -> tuple[int, ...]:
+        return tuple(count_tokens(self.text[s.start : s.end]) for s in self.spans)
 
     def tokens_by_kind(self) -> dict[str, int]:
         totals: dict[str, int] = {}
-        for span in self.spans:
-            totals[span.kind] = totals.get(span.kind, 0) + span.tokens
+        for span, tokens in zip(self.spans, self.span_tokens, strict=True):
+            totals[span.kind] = totals.get(span.kind, 0) + tokens
         return totals
 
     def to_json(self) -> dict[str, Any]:
@@ -104,7 +115,10 @@ class PromptDocument:
             "estimate": self.estimate,
             "tokenizer": "cl100k_base",
             "tokensByKind": self.tokens_by_kind(),
-            "spans": [span.to_json(self.text) for span in self.spans],
+            "spans": [
+                span.to_json(self.text, tokens)
+                for span, tokens in zip(self.spans, self.span_tokens, strict=True)
+            ],
         }
 
 
@@ -124,20 +138,8 @@ class _Writer:
         self._length += len(text)
 
     def finish(self, tools: tuple[str, ...]) -> PromptDocument:
-        text = "".join(self._parts)
-        spans = tuple(
-            PromptSpan(
-                start,
-                end,
-                kind,
-                source,
-                count_tokens(text[start:end]),
-                estimate_tokens(text[start:end]),
-                label,
-            )
-            for start, end, kind, source, label in self._spans
-        )
-        return PromptDocument(text, spans, tools, count_tokens(text), estimate_tokens(text))
+        spans = tuple(PromptSpan(*span) for span in self._spans)
+        return PromptDocument("".join(self._parts), spans, tools)
 
 
 def skill_reading_tool(tools: Sequence[str]) -> str | None:

@@ -87,7 +87,7 @@ def test_spans_tile_the_text_and_map_context_lines_to_their_file() -> None:
     assert doc.text[file_span.start : file_span.end] == content
     assert file_span.source is not None
     assert (file_span.source.path, file_span.source.end_line) == ("/p/AGENTS.md", 2)
-    data = file_span.to_json(doc.text)
+    data = file_span.to_json(doc.text, 0)
     prompt_lines = doc.text.split("\n")
     assert prompt_lines[data["startLine"] + 1] == "line 1"
 
