@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from pi_lsp.resources.agent_dir import canonicalize_path, home_dir, resolve_agent_dir, resolve_path
 from pi_lsp.resources.context_files import ContextFiles, load_context_files
@@ -46,6 +46,7 @@ CONFIG_DIR = ".pi"
 class LoadOptions:
     """What a Pi command line (or an editor's settings) says about loading resources."""
 
+    #: the folder Pi would be started in (loading resolves symlinks, as Pi's ``process.cwd()``)
     cwd: str
     agent_dir: str | None = None
     #: ``True`` for ``--approve``, ``False`` for ``--no-approve``, ``None`` when neither is given
@@ -111,15 +112,31 @@ class ResourceCache:
     skills: SkillParseCache = field(default_factory=SkillParseCache)
 
 
-_Root = TypeVar("_Root", SkillRoot, TemplateRoot)
-
-
-def _unique_roots(roots: Sequence[_Root]) -> list[_Root]:
+def _unique_template_roots(roots: Sequence[TemplateRoot]) -> list[TemplateRoot]:
     """Roots in order, each real path once: the first insertion wins (spec §5.3)."""
     seen: set[str] = set()
-    out: list[_Root] = []
+    out: list[TemplateRoot] = []
     for root in roots:
         key = canonicalize_path(root.path)
+        if key not in seen:
+            seen.add(key)
+            out.append(root)
+    return out
+
+
+def _unique_skill_roots(roots: Sequence[SkillRoot]) -> list[SkillRoot]:
+    """Roots in order, each real path once per scan mode: the first insertion wins (§5.3).
+
+    Pi de-duplicates the *files* its discovery collects, not the folders: one folder reached
+    as two roots with different scan rules (an ``agentDir/skills`` linked to a project
+    ``.agents/skills``) contributes the files of both scans, each file once (by real path,
+    which :func:`load_skills` does; oracle case ``skills-same-folder-two-modes``). Only a root
+    repeated with the same rules is dropped.
+    """
+    seen: set[tuple[str, str]] = set()
+    out: list[SkillRoot] = []
+    for root in roots:
+        key = (canonicalize_path(root.path), root.mode)
         if key not in seen:
             seen.add(key)
             out.append(root)
@@ -171,11 +188,13 @@ def _settings_entries(settings: Settings, key: str, cwd: str, agent_dir: str) ->
 def skill_roots(
     options: LoadOptions, cwd: str, agent_dir: str, home: str, trusted: bool, settings: Settings
 ) -> list[SkillRoot]:
-    """Where skills are looked for, in Pi's order (spec §5.2, §5.3): first insertion wins."""
-    roots = [
-        SkillRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
-        for path in options.skill_paths
-    ]
+    """Where skills are looked for, in Pi's order (spec §5.2, §5.3): first insertion wins.
+
+    ``--skill`` paths are Pi's ``additionalSkillPaths``, merged *after* everything discovered
+    (``mergePaths([...extensionSkills, ...discovered], additional)``): they come last and lose
+    name collisions (oracle case ``skills-collision-cli-user-project``).
+    """
+    roots: list[SkillRoot] = []
     if not options.no_skills:
         roots += [
             SkillRoot(
@@ -188,16 +207,19 @@ def skill_roots(
             roots += [SkillRoot(d, "agents", "project") for d in _agents_skill_dirs(cwd, home)]
         roots.append(SkillRoot(os.path.join(agent_dir, "skills"), "pi", "user"))
         roots.append(SkillRoot(os.path.join(home, ".agents", "skills"), "agents", "user"))
-    return _unique_roots(roots)
+    roots += [
+        SkillRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
+        for path in options.skill_paths
+    ]
+    return _unique_skill_roots(roots)
 
 
 def template_roots(
     options: LoadOptions, cwd: str, agent_dir: str, home: str, trusted: bool, settings: Settings
 ) -> list[TemplateRoot]:
-    roots = [
-        TemplateRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
-        for path in options.prompt_template_paths
-    ]
+    """Where prompt templates are looked for, in Pi's order: ``--prompt-template`` paths last
+    (Pi's ``additionalPromptTemplatePaths``, like ``--skill``), so they lose name collisions."""
+    roots: list[TemplateRoot] = []
     if not options.no_prompt_templates:
         roots += [
             TemplateRoot(
@@ -208,7 +230,11 @@ def template_roots(
         if trusted:
             roots.append(TemplateRoot(os.path.join(cwd, CONFIG_DIR, "prompts"), "auto", "project"))
         roots.append(TemplateRoot(os.path.join(agent_dir, "prompts"), "auto", "user"))
-    return _unique_roots(roots)
+    roots += [
+        TemplateRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
+        for path in options.prompt_template_paths
+    ]
+    return _unique_template_roots(roots)
 
 
 def active_tools(options: LoadOptions, settings: Settings) -> tuple[str, ...]:
@@ -229,7 +255,10 @@ def load_resources(
     cache = cache if cache is not None else ResourceCache()
     env = options.env if options.env is not None else dict(os.environ)
     home = options.home or home_dir(env)
-    cwd = os.path.abspath(options.cwd)
+    # Pi's cwd is ``process.cwd()``, which the system reports as a real path: started in a
+    # folder reached through a symlink, Pi sees (and prints, and looks up trust for) the target
+    # (oracle cases ``trust-symlinked-cwd*``).
+    cwd = os.path.realpath(os.path.abspath(options.cwd))
     agent_dir = resolve_agent_dir(options.agent_dir, env=env, home=home)
 
     global_only = load_settings(cwd, agent_dir, project_trusted=False, source=source)

@@ -1,12 +1,12 @@
 """Skills: loading an ordered list of skill roots the way Pi 0.85 does (spec §5.2–5.5, §6).
 
 A :class:`SkillRoot` is a folder (or file) with a scan mode and the scope it stands for.
-Callers list roots in Pi's order (CLI ``--skill`` paths, then project ``.pi/skills``, the
+Callers list roots in Pi's order (settings entries, then project ``.pi/skills``, the
 ``.agents/skills`` folders from the cwd up to the git root, ``agentDir/skills``,
-``~/.agents/skills``, then additional paths); :func:`load_skills` walks them, loads each file
-once (by real path) and keeps the first skill of each name. Later ones become collision
-findings naming both files. Findings come out as Pi orders its diagnostics: warnings in load
-order, then collisions.
+``~/.agents/skills``, and last the CLI ``--skill`` paths, Pi's additional paths);
+:func:`load_skills` walks them, loads each file once (by real path) and keeps the first skill
+of each name. Later ones become collision findings naming both files. Findings come out as Pi
+orders its diagnostics: warnings in load order, then collisions.
 
 Per-file results are cached by ``(path, file_source.version(path))`` in a
 :class:`SkillParseCache` the caller may keep between loads, so a reload after one ``SKILL.md``

@@ -1,6 +1,7 @@
 """Running a golden case's inputs through pi-lsp, as the conformance README's contract says.
 
-The case folders are read in place from ``shared/conformance``; nothing of them is copied.
+The case folders are read in place from ``shared/conformance`` (or, with ``case_root``, from
+pi-lsp's own recorded cases in ``tests/conformance/cases``); nothing of them is copied.
 """
 
 from __future__ import annotations
@@ -38,13 +39,20 @@ class CaseWorkspace:
         return env
 
 
-def case_dir(name: str) -> Path:
-    return CONFORMANCE / name
+#: pi-lsp's own golden cases, recorded from Pi the same way (see ``cases/README.md``)
+OWN_CASES = Path(__file__).resolve().parent / "cases"
+
+SKILLS_TAG = "<available_skills>"
+SKILLS_PREAMBLE = "{SKILLS_PREAMBLE}"
 
 
-def build_case(name: str, base: Path) -> CaseWorkspace:
+def case_dir(name: str, case_root: Path = CONFORMANCE) -> Path:
+    return case_root / name
+
+
+def build_case(name: str, base: Path, case_root: Path = CONFORMANCE) -> CaseWorkspace:
     """Recreate the case's workspace under ``base`` by running its ``setup.sh``."""
-    case = case_dir(name)
+    case = case_dir(name, case_root)
     meta = json.loads((case / "case.json").read_text())
     root, agent, home, tmp = (base / n for n in ("ws", "agent", "home", "tmp"))
     for folder in (root, agent, home, tmp):
@@ -53,10 +61,28 @@ def build_case(name: str, base: Path) -> CaseWorkspace:
     subprocess.run(
         ["bash", "-e", str(case / "setup.sh")], cwd=root, env=env, check=True, capture_output=True
     )
+    # run_case.py creates the cwd when setup.sh did not
+    (root / meta["cwd"]).mkdir(parents=True, exist_ok=True)
     cwd = (root / meta["cwd"]).resolve()
     return CaseWorkspace(
         case=case, root=root.resolve(), cwd=cwd, agent=agent, home=home, tmp=tmp.resolve()
     )
+
+
+def mask_skills_preamble(text: str) -> str:
+    """Replace the paragraph before ``<available_skills>`` (and its blank lines) by a token.
+
+    That paragraph is Pi's prose (README rule 4): from the blank line that opens it, through
+    the blank lines after it, up to the tag. Idempotent: an already masked text is kept.
+    """
+    tag = text.find(SKILLS_TAG)
+    if tag < 0:
+        return text
+    before = text[:tag].rstrip("\n")
+    if before.endswith(SKILLS_PREAMBLE):
+        return text
+    opening = before.rfind("\n\n")
+    return before[:opening] + SKILLS_PREAMBLE + "\n" + text[tag:]
 
 
 def tool_calls(name: str) -> list[tuple[str, dict[str, Any]]]:

@@ -13,26 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.harness import CONFORMANCE, CaseWorkspace, build_case, normalize, run_cli
+from tests.conformance.harness import (
+    CONFORMANCE,
+    SKILLS_PREAMBLE,
+    CaseWorkspace,
+    build_case,
+    mask_skills_preamble,
+    normalize,
+    run_cli,
+)
 
 PROMPT_CASES = sorted(p.name for p in CONFORMANCE.iterdir() if p.name.startswith("sp-"))
 CUSTOM_LAYOUT = {"sp-system-md-trusted", "sp-system-md-untrusted", "sp-cli-prompts"}
-SKILLS_TAG = "<available_skills>"
-PREAMBLE = "{SKILLS_PREAMBLE}"
-
-
-def mask_skills_preamble(text: str) -> str:
-    """Replace the paragraph before ``<available_skills>`` (and its blank lines) by a token."""
-    tag = text.find(SKILLS_TAG)
-    if tag < 0:
-        return text
-    before = text[:tag].rstrip("\n")
-    opening = before.rfind("\n\n")
-    return before[:opening] + PREAMBLE + "\n" + text[tag:]
 
 
 def from_structural_start(text: str) -> str:
-    starts = [i for i in (text.find(m) for m in ("<project_context>", PREAMBLE)) if i >= 0]
+    starts = [i for i in (text.find(m) for m in ("<project_context>", SKILLS_PREAMBLE)) if i >= 0]
     starts.append(text.index("Current working directory:"))
     return text[min(starts) :]
 

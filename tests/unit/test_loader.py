@@ -128,3 +128,78 @@ def test_every_corpus_context_folder_loads_and_builds_a_prompt(tmp_path: Path) -
         assert resources.context_files.files, folder
         document = build_prompt(resources)
         assert document.text.endswith(f"Current working directory: {folder}")
+
+
+def test_cli_skill_paths_come_last_and_lose_collisions(
+    project: tuple[LoadOptions, Path, Path], tmp_path: Path
+) -> None:
+    # Pi merges --skill (its additionalSkillPaths) after everything discovered
+    options, _, agent = project
+    skill(agent / "skills" / "dup", "dup", "User dup.")
+    cli_dup = skill(tmp_path / "cli" / "dup", "dup", "CLI dup.")
+    cli_solo = skill(tmp_path / "cli" / "solo", "solo", "CLI solo.")
+    resources = load_resources(
+        LoadOptions(
+            **{**_fields(options), "skill_paths": (str(cli_dup.parent), str(cli_solo.parent))}
+        )
+    )
+    names = [s.name for s in resources.skills]
+    assert names[-1] == "solo"
+    winner = resources.skill_load.by_name("dup")
+    assert winner is not None and winner.description == "User dup."
+    assert [f.data["loserPath"] for f in resources.findings if "loserPath" in f.data] == [
+        str(cli_dup)
+    ]
+
+
+def test_cli_prompt_templates_come_last_and_lose_collisions(
+    project: tuple[LoadOptions, Path, Path], tmp_path: Path
+) -> None:
+    options, _, agent = project
+    (agent / "prompts").mkdir()
+    (agent / "prompts" / "review.md").write_text("agent review\n")
+    (tmp_path / "review.md").write_text("cli review\n")
+    (tmp_path / "extra.md").write_text("cli extra\n")
+    paths = (str(tmp_path / "review.md"), str(tmp_path / "extra.md"))
+    resources = load_resources(LoadOptions(**{**_fields(options), "prompt_template_paths": paths}))
+    assert [(t.name, t.file_path) for t in resources.templates] == [
+        ("review", str(agent / "prompts" / "review.md")),
+        ("extra", str(tmp_path / "extra.md")),
+    ]
+
+
+def test_one_folder_as_two_skill_roots_contributes_both_scans(
+    project: tuple[LoadOptions, Path, Path],
+) -> None:
+    # agentDir/skills (top-level *.md count) is a link to the project's .agents/skills
+    # (only nested *.md count): Pi collects the files of both scans, each file once
+    options, cwd, agent = project
+    agents_skills = cwd / ".agents" / "skills"
+    skill(agents_skills / "both", "both", "Found by both scans.")
+    (agents_skills / "group").mkdir()
+    (agents_skills / "group" / "nested.md").write_text("---\ndescription: Nested.\n---\n")
+    (agents_skills / "top.md").write_text("---\ndescription: Top.\n---\n")
+    for old in (agent / "skills").iterdir():
+        (old / "SKILL.md").unlink()
+        old.rmdir()
+    (agent / "skills").rmdir()
+    (agent / "skills").symlink_to(agents_skills)
+    resources = load_resources(LoadOptions(**{**_fields(options), "approve": True}))
+    assert [(s.name, s.file_path) for s in resources.skills] == [
+        ("both", str(agents_skills / "both" / "SKILL.md")),
+        ("group", str(agents_skills / "group" / "nested.md")),
+        ("skills", str(agent / "skills" / "top.md")),
+    ]
+
+
+def test_a_symlinked_cwd_is_seen_as_its_real_path(
+    project: tuple[LoadOptions, Path, Path], tmp_path: Path
+) -> None:
+    # Pi's process.cwd() is a real path: the prompt, context files and trust use the target
+    options, cwd, _ = project
+    link = tmp_path / "link"
+    link.symlink_to(cwd)
+    resources = load_resources(LoadOptions(**{**_fields(options), "cwd": str(link)}))
+    assert resources.cwd == str(cwd)
+    assert resources.context_files.files[-1].path == str(cwd / "AGENTS.md")
+    assert build_prompt(resources).text.endswith(f"Current working directory: {cwd}")

@@ -1,0 +1,11 @@
+mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }
+mk "$AGENT/CLAUDE.MD" $'GLOBAL CLAUDE.MD\n'
+mk "$WS/a/AGENTS.MD" $'A AGENTS.MD (wins over CLAUDE.md)\n'
+mk "$WS/a/CLAUDE.md" $'A CLAUDE.md (must not appear)\n'
+mk "$WS/a/b/CLAUDE.MD" $'B CLAUDE.MD\n'
+mk "$WS/a/b/c/CLAUDE.md" $'C CLAUDE.md (wins over CLAUDE.MD)\n'
+mk "$WS/a/b/c/CLAUDE.MD" $'C CLAUDE.MD (must not appear)\n'
+mk "$WS/a/b/c/d/agents.md" $'D lower-case agents.md (must not appear)\n'
+mk "$WS/a/b/c/d/Claude.md" $'D Claude.md (must not appear)\n'
+mk "$WS/a/b/c/d/proj/AGENTS.md" $'PROJ AGENTS.md (wins over AGENTS.MD)\n'
+mk "$WS/a/b/c/d/proj/AGENTS.MD" $'PROJ AGENTS.MD (must not appear)\n'

@@ -1,0 +1,10 @@
+mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }
+mk "$AGENT/skills/a-yes/SKILL.md" $'---\nname: yes\ndescription: The name is the plain scalar yes.\n---\nbody\n'
+mk "$AGENT/skills/b-number-name/SKILL.md" $'---\nname: 123\ndescription: Numeric name, folder name used.\n---\nbody\n'
+mk "$AGENT/skills/c-null-name/SKILL.md" $'---\nname: ~\ndescription: Null name, folder name used.\n---\nbody\n'
+mk "$AGENT/skills/d-octal/SKILL.md" $'---\nname: octal\ndescription: 010\n---\nbody\n'
+mk "$AGENT/skills/e-bool-desc/SKILL.md" $'---\nname: bool-desc\ndescription: true\n---\nbody\n'
+mk "$AGENT/skills/f-quoted/SKILL.md" $'---\nname: quoted\ndescription: \'010\'\n---\nbody\n'
+mk "$AGENT/skills/g-dup/SKILL.md" $'---\nname: dup\ndescription: First.\ndescription: Duplicate key.\n---\nbody\n'
+mk "$AGENT/skills/h-comment/SKILL.md" $'---\nname: comment # a YAML comment\ndescription: Value then comment # dropped\n---\nbody\n'
+mk "$AGENT/skills/i-unterminated/SKILL.md" $'---\nname: unterminated\ndescription: No closing delimiter.\n'

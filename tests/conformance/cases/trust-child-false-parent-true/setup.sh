@@ -1,0 +1,7 @@
+mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }
+mk "$AGENT/APPEND_SYSTEM.md" $'GLOBAL APPEND (used when the project is untrusted)'
+mk "$AGENT/skills/user-skill/SKILL.md" $'---\nname: user-skill\ndescription: User skill (always loaded).\n---\nbody\n'
+mk "$WS/proj/.pi/APPEND_SYSTEM.md" $'PROJECT APPEND (used only when trusted)'
+mk "$WS/proj/.pi/skills/proj-skill/SKILL.md" $'---\nname: proj-skill\ndescription: Project skill (listed only when trusted).\n---\nbody\n'
+# parent (workspace root) trusted, child (cwd) explicitly not trusted
+python3 -c 'import json,os,sys; json.dump({os.path.realpath(sys.argv[1]): True, os.path.realpath(sys.argv[1]) + "/proj": False}, open(sys.argv[2],"w"), indent=2)' "$WS" "$AGENT/trust.json"

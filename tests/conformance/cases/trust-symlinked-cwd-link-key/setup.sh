@@ -1,0 +1,6 @@
+mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }
+mk "$AGENT/APPEND_SYSTEM.md" $'GLOBAL APPEND (used when the project is untrusted)'
+mk "$WS/real/proj/.pi/APPEND_SYSTEM.md" $'PROJECT APPEND (used only when trusted)'
+mk "$WS/real/proj/.pi/skills/proj-skill/SKILL.md" $'---\nname: proj-skill\ndescription: Project skill (listed only when trusted).\n---\nbody\n'
+ln -s real "$WS/link"
+python3 -c 'import json,os,sys; json.dump({os.path.join(os.path.realpath(sys.argv[1]), "link", "proj"): True}, open(sys.argv[2],"w"), indent=2)' "$WS" "$AGENT/trust.json"
