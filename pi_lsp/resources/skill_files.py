@@ -61,6 +61,8 @@ class SkillFile:
     description_range: SourceRange | None
     head_range: SourceRange
     findings: tuple[Finding, ...]
+    #: every top-level frontmatter key and where it is (for checks Pi does not make)
+    fields: tuple[tuple[str, SourceRange], ...] = ()
 
 
 def read_skill_file(path: str, file_source: FileSource) -> SkillFile:
@@ -159,6 +161,11 @@ def analyze_skill_text(path: str, text: str) -> SkillFile:
         description_range,
         head,
         tuple(findings),
+        tuple(
+            (key, range_)
+            for key in frontmatter.fields
+            if (range_ := _key_range(path, frontmatter, key)) is not None
+        ),
     )
 
 

@@ -78,6 +78,8 @@ class Skill:
     name_range: SourceRange | None = None
     description_range: SourceRange | None = None
     source_base_dir: str | None = None
+    #: every top-level frontmatter key of the file and where it is
+    fields: tuple[tuple[str, SourceRange], ...] = ()
 
     @property
     def visible(self) -> bool:
@@ -324,6 +326,7 @@ class _Loader:
             name_range=parsed.name_range,
             description_range=parsed.description_range,
             source_base_dir=root.base_dir,
+            fields=parsed.fields,
         )
         winner = self.skills.get(skill.name)
         if winner is None:

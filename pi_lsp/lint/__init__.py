@@ -1,0 +1,1 @@
+"""Findings over a Resources snapshot: conflicts, duplicates, shadowing, skills, budgets."""

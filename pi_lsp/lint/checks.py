@@ -1,0 +1,185 @@
+"""Checks over a Resources snapshot that Pi itself does not make.
+
+Each check is a plain function from the snapshot (and the lint settings) to findings, so it can
+be tested without a server or a CLI.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from pi_lsp.prompt.tokens import count_tokens
+from pi_lsp.resources.context_files import ContextFile
+from pi_lsp.resources.loader import Resources
+from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
+
+#: Frontmatter fields of the Agent Skills spec, plus those Pi and Claude Code read.
+KNOWN_SKILL_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+        "disable-model-invocation",
+        "user-invocable",
+        "argument-hint",
+        "model",
+        "context",
+        "agent",
+        "hooks",
+        "version",
+    }
+)
+SHORT_DESCRIPTION = 20  # characters
+
+
+@dataclass(frozen=True, slots=True)
+class LintSettings:
+    """What the checks need to know beyond the files (an editor or the CLI sets these)."""
+
+    model_window: int = 128_000
+    #: context files may take at most this share of the window before PI504 fires
+    context_budget_share: float = 0.10
+
+
+Check = Callable[[Resources, LintSettings], Iterator[Finding]]
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def shadowed_context_files(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+    """AGENTS.md next to AGENTS.override.md, CLAUDE.md next to AGENTS.md: never read by Pi."""
+    for winner in resources.context_files.files:
+        for loser in winner.shadows:
+            if _same_file(loser, winner.path):
+                continue  # a symlink to the file that is read: same text, nothing lost
+            name = os.path.basename(loser)
+            severity: Severity = "information" if name.upper().startswith("CLAUDE") else "warning"
+            yield Finding(
+                SourceRange(loser),
+                severity,
+                "shadowed-context-file",
+                f"Pi never reads {name}: {winner.name} in the same folder is read instead"
+                + (
+                    " (other agents may still read this one)." if severity == "information" else "."
+                ),
+                related=(RelatedLocation(winner.where, f"{winner.name} is the file Pi reads"),),
+            )
+
+
+def untrusted_project_resources(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+    trust = resources.trust
+    if trust.trusted:
+        return
+    for requirement in trust.requirements:
+        yield Finding(
+            SourceRange(requirement.path),
+            "warning",
+            "untrusted-project-resource",
+            f"Ignored: the project {resources.cwd} is not trusted ({trust.reason}). "
+            "Trust it to load its .pi settings, SYSTEM.md, skills and prompts.",
+            data={"cwd": resources.cwd},
+        )
+
+
+def empty_context_files(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+    for file in resources.context_files.files:
+        if not file.content.strip():
+            yield Finding(
+                SourceRange(file.path),
+                "information",
+                "context-file-empty",
+                "This context file is empty; it still adds an empty block to every request"
+                + (
+                    f" and hides {', '.join(map(os.path.basename, file.shadows))}."
+                    if file.shadows
+                    else "."
+                ),
+            )
+
+
+def context_budget(resources: Resources, settings: LintSettings) -> Iterator[Finding]:
+    files = resources.context_files.files
+    if not files:
+        return
+    budget = int(settings.model_window * settings.context_budget_share)
+    tokens = [count_tokens(f.content) for f in files]
+    total = sum(tokens)
+    if total <= budget:
+        return
+    biggest = max(range(len(files)), key=tokens.__getitem__)
+    others = tuple(
+        RelatedLocation(f.where, f"{t} tokens")
+        for i, (f, t) in enumerate(zip(files, tokens, strict=True))
+        if i != biggest
+    )
+    share = total / settings.model_window
+    yield Finding(
+        files[biggest].where,
+        "warning",
+        "context-over-budget",
+        f"The context files that load here take {total} tokens, {share:.0%} of a "
+        f"{settings.model_window}-token window (limit {settings.context_budget_share:.0%}); "
+        f"this file is the largest with {tokens[biggest]} tokens.",
+        related=others,
+        data={"tokens": total, "budget": budget},
+    )
+
+
+def agent_skills_spec(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+    """The Agent Skills spec checks that Pi does not apply (lower severity)."""
+    for skill in resources.skills:
+        if os.path.basename(skill.file_path) == "SKILL.md" and skill.name_range is not None:
+            folder = os.path.basename(os.path.dirname(skill.file_path))
+            if skill.name != folder:
+                yield Finding(
+                    skill.name_range,
+                    "information",
+                    "skill-name-folder-mismatch",
+                    f'The skill is named "{skill.name}" but its folder is "{folder}"; the Agent '
+                    "Skills spec asks for the same name.",
+                )
+        for key, where in skill.fields:
+            if key not in KNOWN_SKILL_FIELDS:
+                yield Finding(
+                    where,
+                    "information",
+                    "skill-unknown-field",
+                    f'"{key}" is not a skill field that Pi or the Agent Skills spec reads; '
+                    "it is ignored.",
+                )
+        if len(skill.description.strip()) < SHORT_DESCRIPTION and skill.description_range:
+            yield Finding(
+                skill.description_range,
+                "information",
+                "skill-description-short",
+                "This description is very short; the model chooses skills by their description, "
+                "so say what the skill does and when to use it.",
+            )
+
+
+CHECKS: tuple[Check, ...] = (
+    shadowed_context_files,
+    untrusted_project_resources,
+    empty_context_files,
+    context_budget,
+    agent_skills_spec,
+)
+
+
+def run_checks(resources: Resources, settings: LintSettings) -> list[Finding]:
+    return [finding for check in CHECKS for finding in check(resources, settings)]
+
+
+def context_chain(resources: Resources) -> list[ContextFile]:
+    """The context files that load together for the snapshot's working directory, in order."""
+    return list(resources.context_files.files)

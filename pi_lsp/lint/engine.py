@@ -1,0 +1,116 @@
+"""Running the linter: over one Resources snapshot, or over every working directory of a tree."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pi_lsp.lint.checks import LintSettings, run_checks
+from pi_lsp.lint.rules import Rule, rule_for
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
+from pi_lsp.resources.file_source import DISK, FileSource
+from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
+from pi_lsp.resources.model import Finding, Severity
+
+#: Folders never searched for working directories.
+SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn"})
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A finding with its rule and the severity it has after configuration."""
+
+    finding: Finding
+    rule: Rule
+    severity: Severity
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        where = self.finding.where
+        return (where.path, where.start_line, where.start_column, self.rule.code)
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    settings: LintSettings = field(default_factory=LintSettings)
+    #: rule name or code -> severity, or "off" to silence it
+    severities: Mapping[str, str] = field(default_factory=dict)
+
+
+def instruction_findings(resources: Resources) -> list[Finding]:
+    """Conflicting and duplicate instructions among the context files that load together."""
+    from pi_lsp.lint.conflicts import find_conflicts
+
+    chain = [(f.path, f.content) for f in resources.context_files.files]
+    return list(find_conflicts(chain)) if len(chain) else []
+
+
+def _diagnostic(finding: Finding, config: LintConfig) -> Diagnostic | None:
+    rule = rule_for(finding.rule)
+    configured = config.severities.get(rule.name) or config.severities.get(rule.code)
+    if configured == "off":
+        return None
+    severity: Severity = finding.severity
+    if configured in ("error", "warning", "information", "hint"):
+        severity = configured  # type: ignore[assignment]
+    return Diagnostic(finding, rule, severity)
+
+
+def lint_resources(resources: Resources, config: LintConfig | None = None) -> list[Diagnostic]:
+    """Every diagnostic for one working directory's snapshot."""
+    config = config or LintConfig()
+    findings = [
+        *resources.findings,
+        *run_checks(resources, config.settings),
+        *instruction_findings(resources),
+    ]
+    return _unique(d for f in findings if (d := _diagnostic(f, config)) is not None)
+
+
+def _unique(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[object, ...]] = set()
+    out: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        f = diagnostic.finding
+        key = (f.where, f.rule, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(diagnostic)
+    return sorted(out, key=lambda d: d.sort_key)
+
+
+def working_directories(root: str) -> list[str]:
+    """``root`` and every folder below it that holds a context file (hidden folders skipped)."""
+    found = [root]
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        if folder != root and any(name in files for name in CONTEXT_FILE_NAMES):
+            found.append(folder)
+    return found
+
+
+def lint_tree(
+    root: str,
+    *,
+    agent_dir: str | None = None,
+    approve: bool | None = None,
+    config: LintConfig | None = None,
+    source: FileSource = DISK,
+    env: dict[str, str] | None = None,
+    home: str | None = None,
+) -> list[Diagnostic]:
+    """Lint every working directory under ``root`` that has a context file, once per problem."""
+    cache = ResourceCache()
+    diagnostics: list[Diagnostic] = []
+    for cwd in working_directories(os.path.abspath(root)):
+        options = LoadOptions(cwd=cwd, agent_dir=agent_dir, approve=approve, env=env, home=home)
+        diagnostics.extend(lint_resources(load_resources(options, source, cache), config))
+    return _unique(diagnostics)
+
+
+def count_by_severity(diagnostics: Sequence[Diagnostic]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for diagnostic in diagnostics:
+        counts[diagnostic.severity] = counts.get(diagnostic.severity, 0) + 1
+    return counts

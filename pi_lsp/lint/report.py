@@ -1,0 +1,154 @@
+"""Diagnostics as a person or a tool reads them: text (like ruff's), JSON and SARIF 2.1.0.
+
+Lines and columns are 1-based and counted in Unicode code points; paths are relative to the
+linted root when inside it, absolute otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from pi_lsp import __version__
+from pi_lsp.lint.engine import Diagnostic, count_by_severity
+from pi_lsp.lint.rules import RULES
+from pi_lsp.resources.model import SourceRange
+
+SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+
+
+def display_path(path: str, root: str) -> str:
+    relative = os.path.relpath(path, root)
+    return path if relative == ".." or relative.startswith("../") else relative
+
+
+def _position(where: SourceRange) -> dict[str, int]:
+    return {
+        "line": where.start_line + 1,
+        "column": where.start_column + 1,
+        "endLine": where.end_line + 1,
+        "endColumn": where.end_column + 1,
+    }
+
+
+def as_text(diagnostics: Sequence[Diagnostic], root: str) -> str:
+    lines = []
+    for d in diagnostics:
+        where = d.finding.where
+        path = display_path(where.path, root)
+        lines.append(
+            f"{path}:{where.start_line + 1}:{where.start_column + 1}: {d.rule.code} "
+            f"{d.finding.message} [{d.rule.name}]"
+        )
+        for related in d.finding.related:
+            r = related.where
+            lines.append(
+                f"  --> {display_path(r.path, root)}:{r.start_line + 1}:{r.start_column + 1}: "
+                f"{related.message}"
+            )
+    counts = count_by_severity(diagnostics)
+    if not diagnostics:
+        lines.append("All checks passed!")
+    else:
+        parts = [
+            f"{counts[s]} {s}" for s in ("error", "warning", "information", "hint") if s in counts
+        ]
+        noun = "problem" if len(diagnostics) == 1 else "problems"
+        lines.append(f"Found {len(diagnostics)} {noun} ({', '.join(parts)}).")
+    return "\n".join(lines) + "\n"
+
+
+def as_json(diagnostics: Sequence[Diagnostic], root: str) -> str:
+    items = []
+    for d in diagnostics:
+        where = d.finding.where
+        items.append(
+            {
+                "path": display_path(where.path, root),
+                **_position(where),
+                "severity": d.severity,
+                "code": d.rule.code,
+                "rule": d.rule.name,
+                "message": d.finding.message,
+                "related": [
+                    {
+                        "path": display_path(r.where.path, root),
+                        "line": r.where.start_line + 1,
+                        "column": r.where.start_column + 1,
+                        "message": r.message,
+                    }
+                    for r in d.finding.related
+                ],
+            }
+        )
+    return json.dumps({"diagnostics": items}, ensure_ascii=False, indent=2) + "\n"
+
+
+def _sarif_location(where: SourceRange, root: str, message: str | None = None) -> dict[str, Any]:
+    region = {
+        "startLine": where.start_line + 1,
+        "startColumn": where.start_column + 1,
+        "endLine": where.end_line + 1,
+        "endColumn": where.end_column + 1,
+    }
+    out: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": display_path(where.path, root)},
+            "region": region,
+        }
+    }
+    if message is not None:
+        out["message"] = {"text": message}
+    return out
+
+
+def as_sarif(diagnostics: Sequence[Diagnostic], root: str) -> str:
+    rules = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": rule.why or rule.summary},
+            "help": {"text": f"{rule.why} Example: {rule.example}"},
+            "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity]},
+        }
+        for rule in RULES
+    ]
+    index = {rule.code: i for i, rule in enumerate(RULES)}
+    results = []
+    for d in diagnostics:
+        result: dict[str, Any] = {
+            "ruleId": d.rule.code,
+            "level": SARIF_LEVEL[d.severity],
+            "message": {"text": d.finding.message},
+            "locations": [_sarif_location(d.finding.where, root)],
+        }
+        if d.rule.code in index:
+            result["ruleIndex"] = index[d.rule.code]
+        if d.finding.related:
+            result["relatedLocations"] = [
+                {"id": i, **_sarif_location(r.where, root, r.message)}
+                for i, r in enumerate(d.finding.related)
+            ]
+        results.append(result)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "pi-lsp",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "originalUriBaseIds": {"ROOT": {"uri": "file://" + os.path.abspath(root) + "/"}},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(sarif, ensure_ascii=False, indent=2) + "\n"
