@@ -69,7 +69,62 @@ def _build_parser() -> argparse.ArgumentParser:
     prompt.add_argument(
         "--json", action="store_true", help="print the prompt with its spans, sources and tokens"
     )
+    check = commands.add_parser(
+        "check",
+        help="lint context files, skills and settings",
+        description=(
+            "Lint PATH (default .) for every working directory under it that has a context "
+            "file: conflicting or duplicate instructions, shadowed files, skill problems, "
+            "budgets. Exit 0 when no error is found, 1 when errors are, 2 on usage errors."
+        ),
+    )
+    check.add_argument("path", nargs="?", default=".", type=Path, help="folder to lint")
+    check.add_argument("--agent-dir", default=None, help="agent dir (default: ~/.pi/agent)")
+    check.add_argument(
+        "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
+    trust = check.add_mutually_exclusive_group()
+    trust.add_argument(
+        "--approve",
+        "-a",
+        dest="approve",
+        action="store_const",
+        const=True,
+        help="lint as if the project were trusted",
+    )
+    trust.add_argument(
+        "--no-approve",
+        "-na",
+        dest="approve",
+        action="store_const",
+        const=False,
+        help="lint as if the project were not trusted",
+    )
+    check.add_argument(
+        "--model-window",
+        type=int,
+        default=128_000,
+        metavar="TOKENS",
+        help="model context window for the budget rule (default 128000)",
+    )
     return parser
+
+
+def _run_check_command(opts: argparse.Namespace) -> int:
+    from pi_lsp.lint.checks import LintSettings
+    from pi_lsp.lint.engine import LintConfig, lint_tree
+    from pi_lsp.lint.report import as_json, as_sarif, as_text
+
+    root = os.path.abspath(opts.path)
+    if not os.path.isdir(root):
+        return _fail(f"not a folder: {opts.path}")
+    if opts.model_window <= 0:
+        return _fail("--model-window must be a positive number of tokens")
+    config = LintConfig(settings=LintSettings(model_window=opts.model_window))
+    diagnostics = lint_tree(root, agent_dir=opts.agent_dir, approve=opts.approve, config=config)
+    render = {"text": as_text, "json": as_json, "sarif": as_sarif}[opts.format]
+    _write_stdout(render(diagnostics, root))
+    return EXIT_FAILED if any(d.severity == "error" for d in diagnostics) else EXIT_OK
 
 
 def _add_resource_options(parser: argparse.ArgumentParser) -> None:
@@ -264,6 +319,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_run_tool_command(opts))
         if opts.command == "prompt":
             return _run_prompt_command(opts)
+        if opts.command == "check":
+            return _run_check_command(opts)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.resources.context_files import ContextFile
@@ -47,6 +48,12 @@ class LintSettings:
 
 
 Check = Callable[[Resources, LintSettings], Iterator[Finding]]
+
+
+@lru_cache(maxsize=512)
+def _tokens_of(text: str) -> int:
+    """Tokens of a context file's text, counted once per content."""
+    return count_tokens(text)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -112,7 +119,7 @@ def context_budget(resources: Resources, settings: LintSettings) -> Iterator[Fin
     if not files:
         return
     budget = int(settings.model_window * settings.context_budget_share)
-    tokens = [count_tokens(f.content) for f in files]
+    tokens = [_tokens_of(f.content) for f in files]
     total = sum(tokens)
     if total <= budget:
         return

@@ -141,7 +141,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI307",
         "skill-invalid-frontmatter",
-        "error",
+        "warning",
         "A SKILL.md frontmatter is not valid YAML; Pi skips the skill.",
         "Pi parses frontmatter as YAML 1.2 and drops files it cannot read.",
         "description: [unclosed",
@@ -159,7 +159,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI309",
         "skill-read-error",
-        "error",
+        "warning",
         "A skill file cannot be read.",
         "Pi skips it.",
         "a SKILL.md without read permission",
@@ -261,7 +261,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI404",
         "template-path-missing",
-        "warning",
+        "error",
         "A configured prompt-template path is missing.",
         "It was given with --prompt-template or in settings.json.",
         '"prompts": ["./missing"]',
@@ -287,7 +287,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI501",
         "context-file-unreadable",
-        "error",
+        "warning",
         "A context file cannot be read.",
         "Pi warns and tries the next file name in that folder.",
         "AGENTS.md without read permission",
@@ -320,7 +320,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI505",
         "system-prompt-unreadable",
-        "error",
+        "warning",
         "SYSTEM.md or APPEND_SYSTEM.md cannot be read.",
         "Pi warns and uses the path text itself as the prompt.",
         "a folder named SYSTEM.md",
@@ -338,7 +338,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI601",
         "settings-invalid-json",
-        "error",
+        "warning",
         "A settings.json is not valid JSON.",
         "Pi warns and uses no settings from that file.",
         '{"defaultTools": ["read",]}',
@@ -347,7 +347,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI602",
         "settings-not-object",
-        "error",
+        "warning",
         "A settings.json is not a JSON object.",
         "Pi cannot use it.",
         "[]",
@@ -356,7 +356,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "PI603",
         "settings-unreadable",
-        "error",
+        "warning",
         "A settings.json cannot be read.",
         "Pi uses no settings from that file.",
         "settings.json without read permission",

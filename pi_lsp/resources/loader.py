@@ -315,13 +315,30 @@ def reload_resources(
 ) -> Resources:
     """The snapshot after ``changed`` files changed, re-reading only what it must.
 
-    When only the contents of known skill files changed, those files alone are read again and
+    When only the contents of known skill files or context files changed, only those parts are
+    read again (the skills replayed without a walk, the context-file chain looked up again) and
     everything else is kept; any other change loads everything again (still with ``cache``).
     """
     cache = cache if cache is not None else ResourceCache()
     paths = {os.path.abspath(p) for p in changed}
-    if paths and paths <= set(previous.skill_load.files):
-        skills = reload_skills(previous.skill_load, paths, source, cache=cache.skills)
-        if skills is not None:
-            return replace(previous, skill_load=skills)
-    return load_resources(previous.options, source, cache)
+    if not paths or not all(source.is_file(p) for p in paths):
+        return load_resources(previous.options, source, cache)
+    skill_files = set(previous.skill_load.files)
+    context_files = set(previous.context_files.paths)
+    if not paths <= skill_files | context_files:
+        return load_resources(previous.options, source, cache)
+    updated = previous
+    if paths & skill_files:
+        skills = reload_skills(previous.skill_load, paths & skill_files, source, cache=cache.skills)
+        if skills is None:
+            return load_resources(previous.options, source, cache)
+        updated = replace(updated, skill_load=skills)
+    if paths & context_files:
+        context = load_context_files(
+            previous.cwd,
+            previous.agent_dir,
+            no_context_files=previous.options.no_context_files,
+            source=source,
+        )
+        updated = replace(updated, context_files=context)
+    return updated

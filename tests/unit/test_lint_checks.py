@@ -93,3 +93,12 @@ def test_agent_skills_spec_checks(tmp_path: Path) -> None:
     assert by_rule["skill-unknown-field"].where.start_line == 3
     assert by_rule["skill-description-short"].where.start_line == 2
     assert {f.severity for f in findings} == {"information"}
+
+
+def test_docs_rules_md_is_generated_from_the_rule_table() -> None:
+    from pi_lsp.lint.rules_doc import render
+    from tests.shared_data import REPO
+
+    assert (REPO / "docs" / "rules.md").read_text(encoding="utf-8") == render(), (
+        "docs/rules.md is stale: run .venv/bin/python -m pi_lsp.lint.rules_doc"
+    )

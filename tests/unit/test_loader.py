@@ -203,3 +203,19 @@ def test_a_symlinked_cwd_is_seen_as_its_real_path(
     assert resources.cwd == str(cwd)
     assert resources.context_files.files[-1].path == str(cwd / "AGENTS.md")
     assert build_prompt(resources).text.endswith(f"Current working directory: {cwd}")
+
+
+def test_editing_a_context_file_keeps_the_skills(project: tuple[LoadOptions, Path, Path]) -> None:
+    options, cwd, _ = project
+    cache = ResourceCache()
+    before = load_resources(options, cache=cache)
+    (cwd / "AGENTS.md").write_text("new project rules\n")
+    after = reload_resources(before, [str(cwd / "AGENTS.md")], cache=cache)
+    assert after.context_files.files[-1].content == "new project rules\n"
+    assert after.skill_load is before.skill_load
+    # a deleted file is not a content change: everything loads again
+    (cwd / "AGENTS.md").unlink()
+    gone = reload_resources(after, [str(cwd / "AGENTS.md")], cache=cache)
+    assert [f.path for f in gone.context_files.files] == [
+        f.path for f in before.context_files.files
+    ][:1]

@@ -1,0 +1,509 @@
+"""Vocabularies of exclusive choices, and how to read the choices one clause makes.
+
+A *dimension* is a decision a project makes once: its package manager, its test runner, its
+indentation, the language the agent answers in, the line length limit. Each dimension has a
+set of values, each recognised by a pattern over lowercase clause text. A clause *prefers* a
+value ("use pnpm", "Line length: 120") or *rejects* it ("don't use npm", "pnpm, not npm",
+"prefer X over Y", "X instead of Y"). Two clauses conflict when one prefers a value and the
+other prefers a different value of the same dimension, or rejects the preferred value.
+
+Only clauses that read as instructions produce choices: an imperative ("use", "run",
+"prefer" …), a modal ("must use", "should be run with"), "we use …", a ``Label: value``
+line whose label names the dimension, or (for numeric limits) a statement of the setting.
+Descriptions ("pnpm install runs in CI", "some packages use Jest") make no choice.
+Alternatives ("use npm or pnpm") and scoped pairs ("pnpm for the app and npm for the docs")
+make no choice either: a clause that prefers two values of one dimension is dropped, and so
+is a clause opened by a scope ("For the docs site, use npm", "When …", "If …"). A negated
+*action* ("never run `npm publish`") rejects the action, not the tool, and makes no choice;
+a tool name inside a code snippet counts only when the code is that tool's command
+(`pnpm test`, `uv run pytest`), not in `import { expect } from "vitest"`. Test runners and
+formatters are exclusive only within one ecosystem (pytest and vitest can coexist).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Stance = Literal["prefer", "reject"]
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    """One value of a dimension: its canonical name and the pattern that finds it.
+
+    ``pattern`` may capture a group (numbers, versions); then the value is ``name`` with the
+    captured text substituted for ``{}``. ``context`` is a pattern the whole clause must also
+    match (for ambiguous words such as "black" or "tabs").
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    context: re.Pattern[str] | None = None
+    #: values in different groups can coexist (pytest for Python, vitest for TypeScript)
+    group: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    """An exclusive choice: at most one of its values can be the rule."""
+
+    name: str
+    label: str
+    values: tuple[ValueSpec, ...]
+    #: a ``Label:`` that names this dimension ("Package manager:", "Indentation:")
+    label_pattern: re.Pattern[str]
+    #: numeric settings are claims even without an imperative verb ("Line length: 120")
+    setting: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One value a clause prefers or rejects; ``start``/``end`` are offsets in the clause."""
+
+    dimension: str
+    value: str
+    stance: Stance
+    start: int
+    end: int
+    group: str = ""
+
+    @property
+    def label(self) -> str:
+        return dimension_label(self.dimension)
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _v(name: str, pattern: str, context: str | None = None, group: str = "") -> ValueSpec:
+    return ValueSpec(name, _re(pattern), _re(context) if context else None, group)
+
+
+_FORMAT_CONTEXT = r"\bformat"
+_INDENT_CONTEXT = (
+    r"\bindent|^\W*(?:always\s+)?(?:use|prefer)\s+(?:only\s+)?(?:tabs|\w+[- ]spaces?)\b"
+)
+_REPLY_CONTEXT = (
+    r"\b(?:respond|reply|replies|answer|response|communicat|speak|talk|chat|converse)\w*"
+)
+_LANGUAGES = (
+    "english",
+    "french",
+    "german",
+    "spanish",
+    "chinese",
+    "japanese",
+    "korean",
+    "portuguese",
+    "italian",
+    "russian",
+    "dutch",
+)
+_MINIMUM_AFTER = r"(?![\d.]*\s*(?:\+|or\s+(?:later|newer|above|higher)|and\s+(?:up|above|later)))"
+_MINIMUM_BEFORE = r"(?<!>=)(?<!>= )"
+
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension(
+        "package-manager",
+        "package manager",
+        (
+            _v(
+                "npm",
+                r"\bnpm\b(?!-|\.\w|\s+(?:package|registry|org|module|version|badge|link|page|"
+                r"publish|token|account|release|dist-tag)s?\b)",
+            ),
+            _v("pnpm", r"\bpnpm\b(?!-|\.\w)"),
+            _v("yarn", r"\byarn\b(?!-|\.\w)"),
+            _v("bun", r"\bbun\b(?!-|\.\w|\s+test\b)"),
+        ),
+        _re(r"package[- ]manag|^pm$"),
+    ),
+    Dimension(
+        "test-runner",
+        "test runner",
+        (
+            _v("pytest", r"\bpytest\b(?!-|\.\w)", group="python"),
+            _v("unittest", r"\bunittest\b(?!-|\.\w)", group="python"),
+            _v("jest", r"\bjest\b(?!-|\.\w)", group="js"),
+            _v("vitest", r"\bvitest\b(?!-|\.\w)", group="js"),
+            _v("mocha", r"\bmocha\b(?!-|\.\w)", group="js"),
+            _v("bun test", r"\bbun test\b", group="js"),
+        ),
+        _re(r"\btest(?:s|ing)?\b|test runner|test framework"),
+    ),
+    Dimension(
+        "formatter",
+        "formatter",
+        (
+            _v("prettier", r"\bprettier\b(?!-|\.\w)", group="js"),
+            _v("biome", r"\bbiome\b(?!-|\.\w)", _FORMAT_CONTEXT, "js"),
+            _v("black", r"\bblack\b(?!-|\.\w)", _FORMAT_CONTEXT, "python"),
+            _v(
+                "ruff format",
+                r"\bruff format\b|\bformat\w*\s+(?:\w+\s+){0,3}(?:with|using|via)\s+ruff\b",
+                group="python",
+            ),
+            _v("autopep8", r"\bautopep8\b", group="python"),
+            _v("yapf", r"\byapf\b", group="python"),
+            _v("dprint", r"\bdprint\b", group="js"),
+        ),
+        _re(r"\bformat(?:ter|ting)?\b|code style"),
+    ),
+    Dimension(
+        "indentation",
+        "indentation",
+        (
+            _v("tabs", r"\btabs\b", _INDENT_CONTEXT),
+            _v("2 spaces", r"\b(?:2|two)[- ]spaces?\b", _INDENT_CONTEXT),
+            _v("4 spaces", r"\b(?:4|four)[- ]spaces?\b", _INDENT_CONTEXT),
+            _v("8 spaces", r"\b(?:8|eight)[- ]spaces?\b", _INDENT_CONTEXT),
+        ),
+        _re(r"\bindent"),
+    ),
+    Dimension(
+        "quotes",
+        "quote style",
+        (
+            _v("single quotes", r"\bsingle[- ]quot"),
+            _v("double quotes", r"\bdouble[- ]quot"),
+        ),
+        _re(r"\bquot"),
+    ),
+    Dimension(
+        "semicolons",
+        "semicolons",
+        (_v("semicolons", r"\bsemicolons?\b|\bsemi-colons?\b"),),
+        _re(r"\bsemi-?colons?\b"),
+    ),
+    Dimension(
+        "module-system",
+        "module system",
+        (
+            _v("ESM", r"\besm\b|\bes ?modules?\b|\becmascript modules?\b|\bimport/export\b"),
+            _v("CommonJS", r"\bcommonjs\b|\bcjs\b|\brequire\(\)"),
+        ),
+        _re(r"\bmodules?\b|module system"),
+    ),
+    Dimension(
+        "language",
+        "programming language",
+        (
+            _v(
+                "TypeScript",
+                r"\btypescript\b(?=\s*(?:$|[.,;:)]|for\b|only\b|everywhere\b|instead\b|over\b|"
+                r"rather\b|not\b|files\b|code\b))",
+            ),
+            _v(
+                "JavaScript",
+                r"\b(?:plain\s+)?javascript\b(?=\s*(?:$|[.,;:)]|for\b|only\b|everywhere\b|"
+                r"instead\b|over\b|rather\b|not\b|files\b|code\b))",
+            ),
+        ),
+        _re(r"^language$|programming language"),
+    ),
+    Dimension(
+        "response-language",
+        "response language",
+        tuple(
+            _v(
+                lang.capitalize(),
+                rf"\bin\s+{lang}\b|(?<=:\s){lang}\b|(?<=:){lang}\b",
+                _REPLY_CONTEXT,
+            )
+            for lang in _LANGUAGES
+        ),
+        _re(r"respon|reply|answer|language of"),
+    ),
+    Dimension(
+        "python-version",
+        "Python version",
+        (_v("Python {}", _MINIMUM_BEFORE + r"\bpython\s*v?(3\.\d{1,2})\b" + _MINIMUM_AFTER),),
+        _re(r"python version"),
+    ),
+    Dimension(
+        "node-version",
+        "Node.js version",
+        (
+            _v(
+                "Node.js {}",
+                _MINIMUM_BEFORE + r"\bnode(?:\.?js)?\s*v?(\d{2})(?:\.x)?\b" + _MINIMUM_AFTER,
+            ),
+        ),
+        _re(r"node(?:\.?js)? version"),
+    ),
+    Dimension(
+        "line-length",
+        "line length",
+        (
+            _v(
+                "{} characters",
+                r"\b(?:max(?:imum)?[- ])?line[- ]length(?:\s+(?:limit|of|is|to|at|=|:)|\s*[=:(])*"
+                r"\s*\(?\s*(\d{2,3})\b",
+            ),
+            _v(
+                "{} characters",
+                r"\blines?\b[^.;]{0,30}?\b(\d{2,3})[- ]?(?:char(?:acter)?s?|columns?|cols?)\b",
+            ),
+            _v(
+                "{} characters",
+                r"\b(\d{2,3})[- ](?:char(?:acter)?|column)s?\s+(?:line|width|wide)",
+            ),
+        ),
+        _re(r"line[- ]length|line width|max(?:imum)? line"),
+        setting=True,
+    ),
+)
+
+_BY_NAME = {d.name: d for d in DIMENSIONS}
+
+
+def dimension_label(name: str) -> str:
+    """The human name of a dimension ("package manager")."""
+    dimension = _BY_NAME.get(name)
+    return dimension.label if dimension else name
+
+
+# --- reading one clause ---------------------------------------------------------------------
+
+_LEAD = (
+    r"^\W*(?:(?:please|always|only|also|then|just|instead|and|so|you|we|must|should|"
+    r"make sure (?:to|you)|be sure to|remember to|need to|have to|will|shall|strictly|"
+    r"exclusively|consistently|to)\s+)*"
+)
+_VERBS = (
+    r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
+    r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
+    r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
+    r"develop|launch|start|configure|apply|only)\b"
+)
+_DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
+_MODAL_DIRECTIVE = re.compile(
+    r"\b(?:must|should|always|need to|have to|has to|required to|make sure to|be sure to)\s+"
+    r"(?:only\s+|always\s+)?(?:be\s+)?(?:use|run|written|formatted|indented|managed|installed|"
+    r"tested|kept|wrapped|limited|prefer|write|format|indent|respond|reply|answer|stay)\w*\b"
+    r"|\b(?:we|this (?:repo(?:sitory)?|project|package|codebase|monorepo|workspace)) "
+    r"(?:use|uses|prefer|prefers|standardi[sz]e on|standardi[sz]es on)\b"
+    r"|\bis (?:our|the) (?:package manager|test runner|formatter)\b"
+    r"|\b(?:is|are) (?:not allowed|forbidden|banned)\b"
+    r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b",
+    re.IGNORECASE,
+)
+_NEGATED_START = re.compile(
+    r"^\W*(?:please\s+|you\s+|we\s+)?(?:don'?t|do not|never|avoid|must not|mustn'?t|should not|"
+    r"shouldn'?t|cannot|can'?t|no longer|stop|no|omit)\b",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$")
+
+# A rejecting cue right before a value ("don't use ", "not ", "instead of ", "avoid ").
+_FILLER = (
+    r"(?:\s+(?:use|using|run|running|call|calling|invoke|invoking|install|installing|add|"
+    r"adding|the|a|an|any|with|rely on|depend on|to|use of|via|other|tools like|like|"
+    r"commands? like|such as))*"
+)
+_REJECT_BEFORE = re.compile(
+    r"\b(?:don'?t|do not|never|avoid|avoiding|must not|mustn'?t|should not|shouldn'?t|not|"
+    r"stop|instead of|rather than|cannot|can'?t|in place of|replacing|replace|forbid|ban)"
+    + _FILLER
+    + r"\s*\W{0,2}\s*$",
+    re.IGNORECASE,
+)
+_OVER_BEFORE = re.compile(r"\bover\s*\W{0,2}\s*$", re.IGNORECASE)
+_REJECT_AFTER = re.compile(
+    r"^\W{0,2}\s*(?:is|are)\s+(?:not allowed|forbidden|banned|deprecated|not supported|"
+    r"discouraged|not used|no longer used)\b",
+    re.IGNORECASE,
+)
+# The gap between two values of a list ("`npm install` or `yarn install`", "jest, vitest").
+_JOIN = re.compile(
+    r"^(?![^.;]*\b(?:use|run|prefer|not|never|instead|rather|over)\b)[^.;]{0,30}?"
+    r"(?:,|/|\bor\b|\band\b|\bnor\b)[\s`'\"*]*$",
+    re.IGNORECASE,
+)
+_CONTRAST = re.compile(r"\b(?:not|instead of|rather than|in place of|replac\w*)\b", re.I)
+_OMIT_BEFORE = re.compile(
+    r"\b(?:omit|omitting|drop|skip|leave out|no|without)\s+(?:the\s+|any\s+|trailing\s+)?\W{0,2}$",
+    re.IGNORECASE,
+)
+_WITHOUT_BEFORE = re.compile(r"\b(?:without|no)\s*\W{0,2}\s*$", re.IGNORECASE)
+_REVERSE_NEGATION = re.compile(
+    r"\b(?:don'?t|do not|never) (?:forget|hesitate|skip running|omit running)\b", re.IGNORECASE
+)
+
+
+def is_directive(clause: str) -> bool:
+    """Whether ``clause`` reads as an instruction rather than a description."""
+    return bool(
+        _DIRECTIVE.match(clause) or _MODAL_DIRECTIVE.search(clause) or _NEGATED_START.match(clause)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    dimension: Dimension
+    value: str
+    start: int
+    end: int
+    group: str
+
+
+def _hits(text: str) -> list[_Hit]:
+    hits: list[_Hit] = []
+    for dimension in DIMENSIONS:
+        for spec in dimension.values:
+            if spec.context is not None and not spec.context.search(text):
+                continue
+            for match in spec.pattern.finditer(text):
+                value = spec.name.format(match.group(1)) if match.groups() else spec.name
+                hits.append(_Hit(dimension, value, match.start(), match.end(), spec.group))
+    hits.sort(key=lambda h: (h.start, -h.end))
+    # drop hits nested in an earlier, longer hit of the same dimension
+    kept: list[_Hit] = []
+    for hit in hits:
+        if any(k.dimension is hit.dimension and k.start <= hit.start < k.end for k in kept):
+            continue
+        kept.append(hit)
+    return kept
+
+
+#: The character that stands for inline code in a clause's masked text.
+CODE_MASK = "\x1a"
+
+#: What may come before a tool name inside inline code for the code to still be that tool's
+#: command (`uv run pytest`, `CI=1 pnpm test`, `python -m pytest`).
+_COMMAND_PREFIX = re.compile(
+    r"^(?:\w+=\S*\s+)*(?:(?:uv run|npx|bunx|pnpm(?: exec| dlx)?|yarn(?: dlx)?|npm exec|"
+    r"python3? -m|poetry run|hatch run|pdm run|just)\s+)?$",
+    re.IGNORECASE,
+)
+_SCOPED = re.compile(
+    r"^\W*(?:for|in|inside|within|under|when|if|unless|while|on|outside)\s+"
+    r"(?!this\s+(?:package|directory|folder|repo|repository|project|subproject|workspace|module)"
+    r"\b|all\b|every\b|general\b|any\b|short\b|doubt\b|particular\b|addition\b|"
+    r"this (?:codebase|monorepo)\b)",
+    re.IGNORECASE,
+)
+_RUN_VERB = re.compile(r"\b(?:run|running|rerun|execute|executing|invoke|invoking|call)\b", re.I)
+_POSITIVE_TURN = re.compile(
+    r"\b(?:instead|but|rather)\b|[,:;]\s*(?:just\s+|always\s+)?(?:use|run|prefer)\b", re.I
+)
+_SUBORDINATE = re.compile(
+    r"\b(?:without|unless|until|before|after|except|other than|when|if)\b", re.IGNORECASE
+)
+
+
+def _code_span(masked: str, start: int) -> tuple[int, int] | None:
+    """The inline code run around offset ``start`` of ``masked``, if any."""
+    if start >= len(masked) or masked[start] != CODE_MASK:
+        return None
+    begin = start
+    while begin > 0 and masked[begin - 1] == CODE_MASK:
+        begin -= 1
+    end = start
+    while end < len(masked) and masked[end] == CODE_MASK:
+        end += 1
+    return begin, end
+
+
+def _stance(
+    hit: _Hit, clause: str, neutral: str, prefer_context: bool, negated: bool
+) -> Stance | None:
+    """How the clause treats one value; ``None`` when it makes no choice about it."""
+    start = hit.start
+    code = _code_span(neutral, hit.start)
+    if code is not None:
+        if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]):
+            return None  # a tool name inside a code snippet: `import { x } from "vitest"`
+        start = code[0]
+    before = neutral[:start]
+    after = neutral[code[1] if code else hit.end :]
+    if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):
+        return "reject"
+    cue = _REJECT_BEFORE.search(before)
+    if cue is not None:
+        is_contrast = _CONTRAST.match(cue.group(0)) is not None
+        if not is_contrast and _RUN_VERB.search(cue.group(0)):
+            return None  # "never run `npm publish`" forbids an action, not the tool
+        return "reject"
+    if _WITHOUT_BEFORE.search(before) or (prefer_context and _OVER_BEFORE.search(before)):
+        return "reject"
+    if _REJECT_AFTER.match(after):
+        return "reject"
+    if negated and not _POSITIVE_TURN.search(before):
+        return "prefer" if _SUBORDINATE.search(before) else None
+    return "prefer"
+
+
+def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
+    """The choices one clause makes.
+
+    ``clause`` is plain text (Markdown removed, inline code kept as its content); ``masked``
+    is the same text with every character of inline code replaced by :data:`CODE_MASK`, so
+    that words inside code never count as negations ("npm run build --no-lint") and tool
+    names inside code count only as the command itself (`pnpm test`, `uv run pytest`).
+    Offsets in the result index ``clause``.
+    """
+    masked = clause if masked is None else masked
+    hits = _hits(clause)
+    if not hits or _SCOPED.match(masked):
+        return []
+    label = _LABEL.match(clause)
+    directive = is_directive(masked)
+    body_start = label.start(2) if label else 0
+    if label and not directive:
+        directive = is_directive(masked[body_start:])
+    prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
+    neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
+    negated = _NEGATED_START.match(neutral) is not None
+
+    choices: list[Choice] = []
+    previous: _Hit | None = None
+    previous_stance: Stance | None = None
+    for hit in hits:
+        labelled = bool(
+            label
+            and hit.start >= body_start
+            and hit.dimension.label_pattern.search(label.group(1).strip())
+        )
+        if not (directive or labelled or hit.dimension.setting):
+            previous = None
+            continue
+        joined = (
+            previous is not None
+            and previous_stance is not None
+            and previous.dimension is hit.dimension
+            and _JOIN.match(clause[previous.end : hit.start])
+        )
+        stance = (
+            previous_stance if joined else _stance(hit, clause, neutral, prefer_context, negated)
+        )
+        previous, previous_stance = hit, stance
+        if stance is not None:
+            choices.append(
+                Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
+            )
+    return _drop_ambiguous(choices)
+
+
+def _drop_ambiguous(choices: list[Choice]) -> list[Choice]:
+    """Remove preferences for two values of one dimension (alternatives, scoped pairs)."""
+    preferred: dict[str, set[str]] = {}
+    for choice in choices:
+        if choice.stance == "prefer":
+            preferred.setdefault(choice.dimension, set()).add(choice.value)
+    ambiguous = {d for d, values in preferred.items() if len(values) > 1}
+    return [c for c in choices if not (c.stance == "prefer" and c.dimension in ambiguous)]
+
+
+def contradicts(a: Choice, b: Choice) -> bool:
+    """Whether two choices on one dimension cannot both be followed."""
+    if a.dimension != b.dimension:
+        return False
+    if a.stance == "prefer" and b.stance == "prefer":
+        return a.value != b.value and a.group == b.group
+    if a.stance != b.stance:
+        return a.value == b.value
+    return False

@@ -1,0 +1,106 @@
+"""find_conflicts: rules, locations, related information, severities and duplicates."""
+
+from __future__ import annotations
+
+from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, DUPLICATE, find_conflicts
+
+
+def test_cross_file_conflict_sits_on_the_later_instruction() -> None:
+    chain = [
+        ("/agent/AGENTS.md", "# Global\n\n- Use npm for packages.\n"),
+        ("/repo/AGENTS.md", "# Repo\n\nIntro.\n\n- Always use pnpm.\n"),
+    ]
+    (finding,) = find_conflicts(chain)
+    assert finding.rule == CONFLICT
+    assert finding.severity == "warning"
+    assert (finding.where.path, finding.where.start_line, finding.where.start_column) == (
+        "/repo/AGENTS.md",
+        4,
+        2,
+    )
+    (related,) = finding.related
+    assert (related.where.path, related.where.start_line) == ("/agent/AGENTS.md", 2)
+    assert "use pnpm" in finding.message and "use npm" in finding.message
+    assert "later in the prompt" in finding.message
+    assert finding.data["dimension"] == "package-manager"
+
+
+def test_conflict_in_one_file() -> None:
+    text = "- Indent with tabs.\n- Something else.\n- Use 4 spaces for indentation.\n"
+    (finding,) = find_conflicts([("/repo/AGENTS.md", text)])
+    assert finding.rule == CONFLICT_IN_FILE
+    assert finding.where.start_line == 2
+    assert finding.related[0].where.start_line == 0
+    assert "line 1" in finding.message
+
+
+def test_order_decides_which_is_later() -> None:
+    chain = [("/a/AGENTS.md", "Use pnpm.\n"), ("/a/b/AGENTS.md", "Use yarn.\n")]
+    (finding,) = find_conflicts(chain)
+    assert finding.where.path == "/a/b/AGENTS.md"
+    (swapped,) = find_conflicts(list(reversed(chain)))
+    assert swapped.where.path == "/a/AGENTS.md"
+
+
+def test_explicit_override_is_information() -> None:
+    chain = [
+        ("/a/AGENTS.md", "- Use pnpm.\n"),
+        ("/a/legacy/AGENTS.md", "This package overrides the root rule: use npm.\n"),
+    ]
+    (finding,) = find_conflicts(chain)
+    assert finding.severity == "information"
+    assert finding.rule == CONFLICT
+    assert finding.message.startswith("Overrides the package manager")
+    assert finding.data["override"] is True
+
+
+def test_always_never_polarity() -> None:
+    chain = [
+        ("/g/AGENTS.md", "- Always run tests before committing.\n"),
+        ("/r/AGENTS.md", "- Never run the tests before committing.\n"),
+    ]
+    (finding,) = find_conflicts(chain)
+    assert finding.rule == CONFLICT
+    assert "run tests before committing" in finding.message
+    assert find_conflicts([("/g/AGENTS.md", "- Always run tests before committing.\n")] * 1) == []
+
+
+def test_one_finding_per_later_instruction_and_dimension() -> None:
+    chain = [
+        ("/a/AGENTS.md", "- Use npm.\n- Use `npm run build`.\n"),
+        ("/a/b/AGENTS.md", "- Use pnpm.\n"),
+    ]
+    findings = find_conflicts(chain)
+    assert len(findings) == 1
+    assert findings[0].related[0].where.start_line == 0
+
+
+def test_compatible_and_near_miss_statements() -> None:
+    chain = [
+        ("/a/AGENTS.md", "- Use pnpm.\n- Never use npm.\n"),
+        ("/a/b/AGENTS.md", "- `pnpm install` runs in CI.\n```\nnpm install\n```\n"),
+    ]
+    assert find_conflicts(chain) == []
+
+
+def test_duplicate_instruction_across_files() -> None:
+    chain = [
+        ("/a/AGENTS.md", "- Run the full test suite before pushing.\n"),
+        ("/a/b/AGENTS.md", "# B\n\n* Run the **full** test suite before pushing\n"),
+    ]
+    (finding,) = find_conflicts(chain)
+    assert finding.rule == DUPLICATE
+    assert finding.severity == "information"
+    assert finding.where.path == "/a/b/AGENTS.md" and finding.where.start_line == 2
+    assert finding.related[0].where.path == "/a/AGENTS.md"
+
+
+def test_short_or_same_file_repeats_are_not_duplicates() -> None:
+    assert find_conflicts([("/a/AGENTS.md", "- Run the full test suite.\n" * 2)]) == []
+    chain = [("/a/AGENTS.md", "- Be brief.\n"), ("/a/b/AGENTS.md", "- Be brief.\n")]
+    assert find_conflicts(chain) == []
+
+
+def test_empty_chain() -> None:
+    assert find_conflicts([]) == []
+    assert find_conflicts([("/a/AGENTS.md", "")]) == []

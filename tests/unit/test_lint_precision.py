@@ -1,0 +1,123 @@
+"""Precision and recall of the conflict check over the labeled workspaces in tests/lint_cases.
+
+Each case folder holds ``agent/`` (the agent dir, optional), ``project/`` (the workspace) with
+context files, an empty file named ``cwd`` in the working directory, and ``labels.json``:
+``{"description": …, "conflicts": [{"later": "path:line", "earlier": "path:line",
+"override": true?}]}`` with paths relative to the case folder and 1-based lines. An empty
+list marks a near miss. The chain is built as Pi builds it: the agent dir's file, then the
+file Pi picks in every folder from ``project/`` down to the cwd.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+import pytest
+
+from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, find_conflicts
+from pi_lsp.resources.context_files import ContextFile, read_context_file
+
+CASES_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lint_cases")
+CASES = sorted(
+    name for name in os.listdir(CASES_DIR) if os.path.isdir(os.path.join(CASES_DIR, name))
+)
+
+Pair = tuple[str, str]
+
+
+def _cwd(case: str) -> str:
+    for directory, _dirs, files in os.walk(case):
+        if "cwd" in files:
+            return directory
+    raise AssertionError(f"{case} has no cwd marker")
+
+
+def build_chain(case: str) -> list[ContextFile]:
+    """The context files a working directory of ``case`` loads, in prompt order."""
+    chain: list[ContextFile] = []
+    agent = os.path.join(case, "agent")
+    if os.path.isdir(agent):
+        found, _ = read_context_file(agent, "global")
+        if found is not None:
+            chain.append(found)
+    project = os.path.join(case, "project")
+    relative = os.path.relpath(_cwd(case), project)
+    directory = project
+    for part in ["", *([] if relative == "." else relative.split(os.sep))]:
+        directory = os.path.join(directory, part) if part else directory
+        found, _ = read_context_file(directory)
+        if found is not None:
+            chain.append(found)
+    return chain
+
+
+@dataclass(frozen=True)
+class Outcome:
+    expected: set[Pair]
+    reported: set[Pair]
+    wrong_severity: set[Pair]
+
+
+def evaluate(name: str) -> Outcome:
+    case = os.path.join(CASES_DIR, name)
+    with open(os.path.join(case, "labels.json"), encoding="utf-8") as handle:
+        labels = json.load(handle)
+    expected = {(c["later"], c["earlier"]) for c in labels["conflicts"]}
+    overrides = {(c["later"], c["earlier"]) for c in labels["conflicts"] if c.get("override")}
+    chain = build_chain(case)
+    reported: set[Pair] = set()
+    wrong: set[Pair] = set()
+    for finding in find_conflicts([(f.path, f.content) for f in chain]):
+        if finding.rule not in (CONFLICT, CONFLICT_IN_FILE):
+            continue
+        earlier = finding.related[0].where
+        pair = (
+            f"{os.path.relpath(finding.where.path, case)}:{finding.where.start_line + 1}",
+            f"{os.path.relpath(earlier.path, case)}:{earlier.start_line + 1}",
+        )
+        reported.add(pair)
+        want = "information" if pair in overrides else "warning"
+        if pair in expected and finding.severity != want:
+            wrong.add(pair)
+    return Outcome(expected, reported, wrong)
+
+
+def test_there_are_enough_cases() -> None:
+    assert len(CASES) >= 40
+    near_misses = 0
+    for name in CASES:
+        with open(os.path.join(CASES_DIR, name, "labels.json"), encoding="utf-8") as handle:
+            near_misses += not json.load(handle)["conflicts"]
+    assert near_misses >= 15
+
+
+def test_precision_and_recall(capsys: pytest.CaptureFixture[str]) -> None:
+    true_positives = false_positives = false_negatives = 0
+    problems: list[str] = []
+    for name in CASES:
+        outcome = evaluate(name)
+        hits = outcome.expected & outcome.reported
+        true_positives += len(hits)
+        false_positives += len(outcome.reported - outcome.expected)
+        false_negatives += len(outcome.expected - outcome.reported)
+        for pair in sorted(outcome.reported - outcome.expected):
+            problems.append(f"{name}: unexpected {pair[0]} -> {pair[1]}")
+        for pair in sorted(outcome.expected - outcome.reported):
+            problems.append(f"{name}: missed {pair[0]} -> {pair[1]}")
+        for pair in sorted(outcome.wrong_severity):
+            problems.append(f"{name}: wrong severity {pair[0]}")
+    precision = true_positives / max(true_positives + false_positives, 1)
+    recall = true_positives / max(true_positives + false_negatives, 1)
+    with capsys.disabled():
+        print(
+            f"\nlint cases: {len(CASES)}, labeled conflicts: {true_positives + false_negatives}, "
+            f"reported: {true_positives + false_positives}, precision {precision:.3f}, "
+            f"recall {recall:.3f}"
+        )
+        for problem in problems:
+            print("  " + problem)
+    assert precision >= 0.9
+    assert recall >= 0.8
+    assert not any("wrong severity" in p for p in problems)
