@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import shutil
 import signal
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
+from pi_lsp.tools.js_format import js_number
 from pi_lsp.tools.output_accumulator import OutputAccumulator, OutputSnapshot
 from pi_lsp.tools.truncation import format_size
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 READ_SIZE = 64 * 1024
 UPDATE_INTERVAL = 0.1  # seconds between partial results (Pi: at most one per 100 ms)
@@ -39,29 +44,24 @@ SESSION_VARIABLES = (
 NO_OUTPUT = "(no output)"
 
 
-def js_number(value: float) -> str:
-    """A number as JavaScript prints it in a template string (``1``, ``0.5``, ``2.25``)."""
-    if float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
-
-
 def truncation_marker(snapshot: OutputSnapshot) -> str:
     """The line that tells the model what it is missing and where the rest is."""
     cut = snapshot.truncation
-    path = snapshot.full_output_path
+    if snapshot.spill_error is not None:
+        where = f"Full output could not be saved ({snapshot.spill_error})"
+    else:
+        where = f"Full output: {snapshot.full_output_path}"
     total = cut.total_lines
     if cut.last_line_partial:
         return (
             f"[Showing last {format_size(cut.output_bytes)} of line {total} "
-            f"(line is {format_size(snapshot.last_line_bytes)}). Full output: {path}]"
+            f"(line is {format_size(snapshot.last_line_bytes)}). {where}]"
         )
     first = total - cut.output_lines + 1
     if cut.truncated_by == "lines":
-        return f"[Showing lines {first}-{total} of {total}. Full output: {path}]"
+        return f"[Showing lines {first}-{total} of {total}. {where}]"
     return (
-        f"[Showing lines {first}-{total} of {total} ({format_size(cut.max_bytes)} limit). "
-        f"Full output: {path}]"
+        f"[Showing lines {first}-{total} of {total} ({format_size(cut.max_bytes)} limit). {where}]"
     )
 
 
@@ -76,10 +76,12 @@ def output_text(snapshot: OutputSnapshot) -> str:
 def output_details(snapshot: OutputSnapshot) -> dict[str, Any] | None:
     if not snapshot.truncation.truncated:
         return None
-    return {
-        "truncation": snapshot.truncation.to_json(),
-        "fullOutputPath": snapshot.full_output_path,
-    }
+    details: dict[str, Any] = {"truncation": snapshot.truncation.to_json()}
+    if snapshot.spill_error is not None:
+        details["fullOutputError"] = snapshot.spill_error
+    else:
+        details["fullOutputPath"] = snapshot.full_output_path
+    return details
 
 
 def _check_timeout(timeout: Any) -> float | None:
@@ -118,6 +120,29 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
             process.kill()
 
 
+class _Guarded(Generic[_T]):
+    """A caller's callback whose failures are logged instead of stopping the command.
+
+    Streaming must go on whatever an editor panel does with the text: a reader that stopped
+    would leave the command blocked on a full pipe.
+    """
+
+    def __init__(self, name: str, callback: Callable[[_T], None]) -> None:
+        self._name = name
+        self._callback = callback
+        self.failures = 0
+
+    def __call__(self, value: _T) -> None:
+        try:
+            self._callback(value)
+        except Exception:
+            self.failures += 1
+            if self.failures == 1:
+                log.exception("bash: the %s callback failed; the command goes on", self._name)
+            else:
+                log.debug("bash: the %s callback failed again", self._name, exc_info=True)
+
+
 class _Updates:
     """Partial results for ``ctx.on_update``: at most one per interval, the last one always."""
 
@@ -128,10 +153,12 @@ class _Updates:
         self._pending: asyncio.TimerHandle | None = None
 
     def changed(self) -> None:
+        if self._pending is not None:
+            return  # the update already waiting will carry this change too
         now = time.monotonic()
         if now - self._last >= UPDATE_INTERVAL:
             self._send()
-        elif self._pending is None:
+        else:
             delay = UPDATE_INTERVAL - (now - self._last)
             self._pending = asyncio.get_running_loop().call_later(delay, self._send)
 
@@ -141,9 +168,16 @@ class _Updates:
         self._emit(self._snapshot())
 
     def flush(self) -> None:
+        """Send the update still waiting for its turn, now."""
         if self._pending is not None:
             self._pending.cancel()
             self._send()
+
+    def close(self) -> None:
+        """No update may follow: the call is over (also when it was cancelled)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
 
 
 class BashTool:
@@ -186,22 +220,34 @@ class BashTool:
             raise ToolError("Command aborted")
 
         output = OutputAccumulator(spill_prefix="pi-bash")
+        on_output = None if ctx.on_output is None else _Guarded("on_output", ctx.on_output)
         updates = None
         if ctx.on_update is not None:
-            ctx.on_update(ToolResult(content=(), details=None))
-            updates = _Updates(ctx.on_update, lambda: _partial_result(output))
+            on_update = _Guarded("on_update", ctx.on_update)
+            on_update(ToolResult(content=(), details=None))
+            updates = _Updates(on_update, lambda: _partial_result(output))
         try:
             outcome = await self._run(
-                shell, command, cwd, _environment(ctx), timeout, ctx, output, updates
+                shell,
+                command,
+                cwd,
+                _environment(ctx),
+                timeout,
+                output,
+                on_output,
+                updates,
+                ctx,
             )
             tail_text = output.finish()
-            if tail_text and ctx.on_output is not None:
-                ctx.on_output(tail_text)
+            if tail_text and on_output is not None:
+                on_output(tail_text)
             snapshot = output.snapshot(persist_if_truncated=True)
+            if updates is not None:
+                updates.flush()
         finally:
+            if updates is not None:
+                updates.close()
             output.close()
-        if updates is not None:
-            updates.flush()
         text = output_text(snapshot)
         if outcome == "timeout":
             assert timeout is not None
@@ -221,61 +267,77 @@ class BashTool:
         cwd: str,
         env: dict[str, str],
         timeout: float | None,
-        ctx: ToolContext,
         output: OutputAccumulator,
+        on_output: Callable[[str], None] | None,
         updates: _Updates | None,
+        ctx: ToolContext,
     ) -> int | str:
-        """Run to the end; the exit code (negative for a signal), or "timeout" / "aborted"."""
+        """Run to the end; the exit code (negative for a signal), or "timeout" / "aborted".
+
+        The reader is watched along with the process: if it fails, nobody would empty the
+        pipe and the command would block on it, so the command is killed and the failure
+        raised.
+        """
         # Our own pipe, not asyncio's: asyncio's wait() also waits for its pipes to close,
         # which a background child that inherited them may never do.
         read_fd, write_fd = os.pipe()
         try:
-            process = await asyncio.create_subprocess_exec(
-                shell,
-                "-c",
-                command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-            )
-        except OSError as exc:
+            process = await _start(shell, command, cwd, env, write_fd)
+        except BaseException as exc:
             os.close(read_fd)
-            raise ToolError(f"Could not start {shell}: {exc.strerror or exc}") from exc
+            if isinstance(exc, OSError):
+                raise ToolError(f"Could not start {shell}: {exc.strerror or exc}") from exc
+            raise
         finally:
             os.close(write_fd)
         loop = asyncio.get_running_loop()
         stdout = asyncio.StreamReader(limit=READ_SIZE, loop=loop)
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), os.fdopen(read_fd, "rb", 0)
-        )
+        try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(stdout, loop=loop),
+                os.fdopen(read_fd, "rb", 0),
+            )
+        except BaseException:  # cancelled before the command is watched: take it down
+            _kill_group(process)
+            raise
 
         async def pump() -> None:
             while chunk := await stdout.read(READ_SIZE):
-                text = output.append(chunk, want_text=ctx.on_output is not None)
-                if text and ctx.on_output is not None:
-                    ctx.on_output(text)
+                text = output.append(chunk, want_text=on_output is not None)
+                if text and on_output is not None:
+                    on_output(text)
                 if updates is not None:
                     updates.changed()
 
         reader = asyncio.create_task(pump())
         exited = asyncio.create_task(process.wait())
-        waiters: set[asyncio.Task[Any]] = {exited}
+        waiters: set[asyncio.Task[Any]] = {exited, reader}
         aborted = None
         if ctx.signal is not None:
             aborted = asyncio.create_task(ctx.signal.wait())
             waiters.add(aborted)
-        outcome: int | str
+        deadline = None if timeout is None else loop.time() + timeout
+        outcome: int | str | None = None
         try:
-            done, _ = await asyncio.wait(
-                waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            if exited in done:
-                outcome = exited.result()
-            else:
-                outcome = "aborted" if aborted is not None and aborted in done else "timeout"
+            while outcome is None:
+                remaining = None if deadline is None else max(0.0, deadline - loop.time())
+                done, _ = await asyncio.wait(
+                    waiters, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+                )
+                if reader in done:
+                    waiters.discard(reader)  # end of output; the shell may still run
+                    failure = reader.exception()
+                    if failure is not None:
+                        _kill_group(process)
+                        await exited
+                        raise failure
+                if exited in done:
+                    outcome = exited.result()
+                elif aborted is not None and aborted in done:
+                    outcome = "aborted"
+                elif not done:
+                    outcome = "timeout"
+            if isinstance(outcome, str):
                 _kill_group(process)
                 await exited
             # Read what is left; a background child may hold the pipe open past the shell.
@@ -292,6 +354,38 @@ class BashTool:
             )
             transport.close()
         return outcome
+
+
+async def _start(
+    shell: str, command: str, cwd: str, env: dict[str, str], output_fd: int
+) -> asyncio.subprocess.Process:
+    """Start the command in a process group of its own, writing to ``output_fd``.
+
+    A cancellation while it starts waits for the start to finish and kills what it started
+    (asyncio alone would kill the shell but not the children it may already have).
+    """
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            shell,
+            "-c",
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=output_fd,
+            stderr=output_fd,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        while not starting.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({starting})
+        if not starting.cancelled() and starting.exception() is None:
+            _kill_group(starting.result())
+        raise
 
 
 def _partial_result(output: OutputAccumulator) -> ToolResult:

@@ -19,14 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
-from pi_lsp.tools.file_mutation import (
-    file_mutation_lock,
-    node_error_code,
-    node_error_message,
-    write_text_file,
-)
+from pi_lsp.tools.file_mutation import file_mutation_lock, run_to_completion, write_text_file
+from pi_lsp.tools.node_errors import node_error_code, read_regular_file
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.text_diff import diff_lines, format_display_diff, format_unified_patch
+from pi_lsp.tools.truncation import utf16_len
 
 BOM = "\ufeff"
 
@@ -84,16 +81,10 @@ def normalize_for_fuzzy_match(text: str) -> str:
     return text.translate(_FUZZY_TABLE)
 
 
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def count_occurrences(content: str, old_text: str) -> int:
-    """Non-overlapping occurrences after fuzzy normalization (JS ``split(x).length - 1``)."""
-    haystack = normalize_for_fuzzy_match(content)
-    needle = normalize_for_fuzzy_match(old_text)
+def _count_normalized(haystack: str, needle: str) -> int:
+    """Non-overlapping occurrences of fuzzy-normalized texts (JS ``split(x).length - 1``)."""
     if not needle:  # JS splits into UTF-16 units; an empty text splits into nothing
-        return _utf16_len(haystack) - 1
+        return utf16_len(haystack) - 1
     return haystack.count(needle)
 
 
@@ -136,13 +127,18 @@ class AppliedEdits:
     new_content: str
 
 
-def find_text(content: str, old_text: str) -> TextMatch | None:
-    """Exact match first; otherwise a match between the fuzzy-normalized texts."""
+def find_text(content: str, old_text: str, fuzzy_content: str | None = None) -> TextMatch | None:
+    """Exact match first; otherwise a match between the fuzzy-normalized texts.
+
+    ``fuzzy_content`` is ``normalize_for_fuzzy_match(content)`` when the caller has it already.
+    """
     index = content.find(old_text)
     if index != -1:
         return TextMatch(index, len(old_text), fuzzy=False)
+    if fuzzy_content is None:
+        fuzzy_content = normalize_for_fuzzy_match(content)
     fuzzy_old = normalize_for_fuzzy_match(old_text)
-    index = normalize_for_fuzzy_match(content).find(fuzzy_old)
+    index = fuzzy_content.find(fuzzy_old)
     if index == -1:
         return None
     return TextMatch(index, len(fuzzy_old), fuzzy=True)
@@ -187,14 +183,19 @@ def _no_change(path: str, total: int) -> ToolError:
     return ToolError(f"No changes made to {path}. The replacements produced identical content.")
 
 
-def _locate_edits(base: str, edits: Sequence[Edit], path: str) -> list[Replacement]:
-    """Find every edit once in ``base``; sorted by position, checked for uniqueness and overlap."""
+def _locate_edits(
+    base: str, fuzzy_base: str, edits: Sequence[Edit], path: str
+) -> list[Replacement]:
+    """Find every edit once in ``base``; sorted by position, checked for uniqueness and overlap.
+
+    ``fuzzy_base`` is the fuzzy normalization of ``base``, where occurrences are counted.
+    """
     replacements: list[Replacement] = []
     for index, edit in enumerate(edits):
-        match = find_text(base, edit.old_text)
+        match = find_text(base, edit.old_text, fuzzy_base)
         if match is None:
             raise _not_found(path, index, len(edits))
-        occurrences = count_occurrences(base, edit.old_text)
+        occurrences = _count_normalized(fuzzy_base, normalize_for_fuzzy_match(edit.old_text))
         if occurrences > 1:
             raise _not_unique(path, index, len(edits), occurrences)
         replacements.append(Replacement(index, match.index, match.length, edit.new_text))
@@ -293,11 +294,15 @@ def apply_edits_to_normalized_content(
         if not edit.old_text:
             raise _empty_old_text(path, index, len(edits))
 
+    # The whole file is normalized once. Normalizing is idempotent, so this is also the
+    # normalization of the fuzzy base, in which Pi matches and counts again.
+    fuzzy_content = normalize_for_fuzzy_match(content)
     needs_fuzzy = any(
-        (match := find_text(content, edit.old_text)) is not None and match.fuzzy for edit in edits
+        (match := find_text(content, edit.old_text, fuzzy_content)) is not None and match.fuzzy
+        for edit in edits
     )
-    base = normalize_for_fuzzy_match(content) if needs_fuzzy else content
-    replacements = _locate_edits(base, edits, path)
+    base = fuzzy_content if needs_fuzzy else content
+    replacements = _locate_edits(base, fuzzy_content, edits, path)
     if needs_fuzzy:
         new_content = apply_keeping_untouched_lines(content, base, replacements)
     else:
@@ -328,21 +333,11 @@ def _on_read_only_file_system(path: str) -> bool:
         return False
 
 
-def _read_bytes(path: str) -> bytes:
-    if os.path.isdir(path):
-        raise ToolError("EISDIR: illegal operation on a directory, read")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise ToolError(node_error_message(exc, "open", path)) from exc
-
-
 @dataclass(frozen=True, slots=True)
 class EditOperations:
     """How the tool reaches files; replace these to edit elsewhere (a remote machine, a test)."""
 
-    read_file: Callable[[str], bytes] = _read_bytes
+    read_file: Callable[[str], bytes] = read_regular_file
     write_file: Callable[[str, str], None] = write_text_file
     access: Callable[[str], None] = _access_read_write
 
@@ -468,12 +463,14 @@ class EditTool:
         path = str(args["path"])
         absolute = resolve_to_cwd(path, ctx.cwd)
         async with file_mutation_lock(absolute):
-            return await asyncio.to_thread(self._edit_file, path, absolute, edits, ctx)
+            applied = await run_to_completion(self._edit_file, path, absolute, edits, ctx)
+        # The diff only describes the change: other mutations of the file need not wait for it.
+        return await asyncio.to_thread(_success, path, len(edits), applied)
 
     def _edit_file(
         self, path: str, absolute: str, edits: list[Edit], ctx: ToolContext
-    ) -> ToolResult:
-        """Check, read, apply, write and diff; the abort signal is looked at between steps."""
+    ) -> AppliedEdits:
+        """Check, read, apply and write; the abort signal is looked at between steps."""
         ops = self.operations
         ctx.check_aborted()
         try:
@@ -490,7 +487,7 @@ class EditTool:
         ctx.check_aborted()
         ops.write_file(absolute, bom + restore_line_endings(applied.new_content, ending))
         ctx.check_aborted()
-        return _success(path, len(edits), applied)
+        return applied
 
 
 def _success(path: str, count: int, applied: AppliedEdits) -> ToolResult:

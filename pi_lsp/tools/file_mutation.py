@@ -2,7 +2,8 @@
 
 ``edit`` and ``write`` on the same file run one after the other (Pi's file mutation queue), and
 a file is replaced by renaming a finished temporary file over it, so a reader or a crash never
-sees half of the new content.
+sees half of the new content. What a rename would break — a pipe, a device node, the other
+names of a hard-linked file, a file that is a mount point — is written in place, as Node does.
 """
 
 from __future__ import annotations
@@ -14,49 +15,18 @@ import re
 import secrets
 import stat
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pi_lsp.tools.base import ToolError
+from pi_lsp.tools.node_errors import node_error_code as node_error_code
+from pi_lsp.tools.node_errors import node_error_message as node_error_message
 
-# libuv's wording for the error codes a file operation meets (what Node puts in ``error.message``).
-_NODE_ERROR_TEXTS = {
-    "EACCES": "permission denied",
-    "EBUSY": "resource busy or locked",
-    "EEXIST": "file already exists",
-    "EFBIG": "file too large",
-    "EINVAL": "invalid argument",
-    "EIO": "i/o error",
-    "EISDIR": "illegal operation on a directory",
-    "ELOOP": "too many symbolic links encountered",
-    "EMFILE": "too many open files",
-    "ENAMETOOLONG": "name too long",
-    "ENOENT": "no such file or directory",
-    "ENOSPC": "no space left on device",
-    "ENOTDIR": "not a directory",
-    "EPERM": "operation not permitted",
-    "EROFS": "read-only file system",
-    "ETXTBSY": "text file is busy",
-    "EXDEV": "cross-device link not permitted",
-}
+_T = TypeVar("_T")
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def node_error_code(exc: BaseException) -> str | None:
-    """The code Node gives this failure (``ENOENT``, ``EACCES`` …), or None if it has none."""
-    if isinstance(exc, OSError) and exc.errno is not None:
-        return errno.errorcode.get(exc.errno, f"E{exc.errno}")
-    return None
-
-
-def node_error_message(exc: OSError, syscall: str, path: str | None) -> str:
-    """Node's ``error.message`` for a failed call: ``CODE: what happened, syscall 'path'``."""
-    code = node_error_code(exc) or "EIO"
-    text = _NODE_ERROR_TEXTS.get(code) or os.strerror(exc.errno or errno.EIO).lower()
-    where = f"{syscall} '{path}'" if path is not None else syscall
-    return f"{code}: {text}, {where}"
 
 
 def node_utf8(text: str) -> bytes:
@@ -97,15 +67,12 @@ _queues_by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, 
 
 
 def mutation_key(path: str) -> str:
-    """What identifies a file for serialization: its real path, or the plain one if missing."""
-    absolute = os.path.abspath(path)
-    try:
-        return os.path.realpath(absolute, strict=True)
-    except (FileNotFoundError, NotADirectoryError):
-        return absolute
-    except OSError:
-        # a symlink loop or an unreadable directory: the later file operation reports it
-        return absolute
+    """What identifies a file for serialization: its real path, whether it exists yet or not.
+
+    Symlinks are resolved as far as they exist, so the key does not change when the file (or
+    the target of a dangling link) appears while a mutation of it is running.
+    """
+    return os.path.realpath(os.path.abspath(path))
 
 
 @asynccontextmanager
@@ -126,6 +93,25 @@ async def file_mutation_lock(path: str) -> AsyncIterator[None]:
             del queues[key]
 
 
+async def run_to_completion(work: Callable[..., _T], *args: object) -> _T:
+    """Run blocking file work in a thread; a cancelled caller still waits for it to end.
+
+    A thread cannot be stopped, so without the wait a cancelled ``edit`` or ``write`` would
+    release its file's lock while its thread still writes, and the next mutation would overlap
+    it. The cancellation is passed on once the thread is done.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(work, *args))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        while not future.done():
+            with suppress(asyncio.CancelledError):
+                await asyncio.wait({future})
+        if not future.cancelled():
+            future.exception()  # the caller hears of the cancellation; mark a failure as seen
+        raise
+
+
 # --------------------------------------------------------------------------------------------
 # Atomic replacement
 
@@ -142,14 +128,19 @@ def write_file_atomically(path: str, data: bytes) -> None:
     """Replace the file at ``path`` (following symlinks) with ``data`` in one rename.
 
     The new file keeps the old one's permission bits (and owner, where allowed); a new file gets
-    ``0o666`` minus the umask, like Node's ``writeFile``. If no temporary file can be created next
-    to the target (a directory we may not write to) but the file itself is writable, it is
-    rewritten in place, which is what Node does anyway. Failures raise
+    ``0o666`` minus the umask, like Node's ``writeFile``. The file is rewritten in place instead
+    (what Node always does) when a rename would replace something else than the file's content:
+    a pipe or device node, a file with other hard links, a file the system will not rename over
+    (``EBUSY``: a mount point; ``EXDEV``), or when no temporary file can be created next to it
+    (a directory we may not write to) but the file itself is writable. Failures raise
     :class:`FileMutationError` with Node's message for ``open '<path>'``.
     """
     target = os.path.realpath(path)
     try:
         existing = _stat_writable_target(target)
+        if existing is not None and _needs_in_place_write(existing):
+            _write_in_place(path, target, data)
+            return
         temp = _create_temp_beside(target, existing)
     except PermissionError as exc:
         if _is_writable_file(target):
@@ -164,9 +155,17 @@ def write_file_atomically(path: str, data: bytes) -> None:
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(temp.path)
+        if isinstance(exc, OSError) and exc.errno in (errno.EBUSY, errno.EXDEV):
+            _write_in_place(path, target, data)
+            return
         if isinstance(exc, OSError):
             raise _mutation_error(exc, "open", path) from exc
         raise
+
+
+def _needs_in_place_write(existing: os.stat_result) -> bool:
+    """A rename would swap a pipe or device for a file, or split a file from its hard links."""
+    return not stat.S_ISREG(existing.st_mode) or existing.st_nlink > 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,8 +230,23 @@ def _fill_and_close(temp: _TempFile, data: bytes) -> None:
 
 
 def _write_in_place(path: str, target: str, data: bytes) -> None:
+    """Truncate and rewrite ``target`` itself (Node's ``writeFile``).
+
+    The open does not wait for a pipe to get a reader (Node's would, for ever): a pipe nobody
+    reads fails with ``ENXIO``. Once open, writing blocks as usual.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(target, "wb") as handle:
-            handle.write(data)
+        fd = os.open(target, flags, 0o666)
     except OSError as exc:
         raise _mutation_error(exc, "open", path) from exc
+    try:
+        os.set_blocking(fd, True)
+        with open(fd, "wb", closefd=False) as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise FileMutationError(
+            node_error_message(exc, "write", None), node_error_code(exc)
+        ) from exc
+    finally:
+        os.close(fd)

@@ -124,9 +124,21 @@ class FdWalk:
         self._globals = _global_rules(home, os.fsencode(working_dir or root))
 
     def entries(self) -> Iterator[FoundEntry]:
-        """Every visible entry, parents before children, siblings in byte order."""
-        chains = self._ancestor_chains()
-        yield from self._walk_dir(self.root, b"", chains)
+        """Every visible entry, parents before children, siblings in byte order.
+
+        The walk keeps its own stack of open directories, so a tree of any depth is walked
+        without recursion.
+        """
+        stack = [self._children(self.root, b"", self._ancestor_chains())]
+        while stack:
+            found = next(stack[-1], None)
+            if found is None:
+                stack.pop()
+                continue
+            entry, chains = found
+            yield entry
+            if entry.is_dir:
+                stack.append(self._children(entry.absolute, entry.relative, chains))
 
     def _ancestor_chains(self) -> _RuleChains:
         chains = _RuleChains()
@@ -143,9 +155,10 @@ class FdWalk:
             chains = chains.below(self._dir_rules(directory, names))
         return chains
 
-    def _walk_dir(
+    def _children(
         self, directory: bytes, relative: bytes, chains: _RuleChains
-    ) -> Iterator[FoundEntry]:
+    ) -> Iterator[tuple[FoundEntry, _RuleChains]]:
+        """The visible entries of one directory, each with the rules that apply below it."""
         if self.cancelled is not None and self.cancelled.is_set():
             raise WalkCancelled
         try:
@@ -162,9 +175,7 @@ class FdWalk:
             if self._ignored(chains, child.path, is_dir):
                 continue
             child_relative = relative + b"/" + child.name if relative else child.name
-            yield FoundEntry(child_relative, child.path, child.name, is_dir)
-            if is_dir:
-                yield from self._walk_dir(child.path, child_relative, chains)
+            yield FoundEntry(child_relative, child.path, child.name, is_dir), chains
 
     def _ignored(self, chains: _RuleChains, path: bytes, is_dir: bool) -> bool:
         verdict = chains.decide(path, is_dir)

@@ -29,14 +29,8 @@ from pi_lsp.tools.glob_regex import (
     has_uppercase,
     parse_glob,
 )
-from pi_lsp.tools.listing import (
-    BYTE_LIMIT_NOTICE,
-    append_notices,
-    as_js_number,
-    cap_output,
-    details_or_none,
-    js_number,
-)
+from pi_lsp.tools.js_format import as_js_number, js_number
+from pi_lsp.tools.listing import BYTE_LIMIT_NOTICE, append_notices, cap_output, details_or_none
 from pi_lsp.tools.paths import resolve_to_cwd
 
 DEFAULT_LIMIT = 1000
@@ -154,21 +148,28 @@ def _search(
 async def _run_cancellable(
     ctx: ToolContext, work: Callable[[], list[str]], cancelled: threading.Event
 ) -> list[str]:
-    """Run the blocking walk in a thread; an abort sets ``cancelled`` and fails the call."""
+    """Run the blocking walk in a thread; an abort fails the call with ``Operation aborted``.
+
+    However the call ends — a result, an abort, an error or the task being cancelled — the
+    walk is told to stop, so no thread goes on walking for a caller that is gone.
+    """
     task = asyncio.ensure_future(asyncio.to_thread(work))
-    if ctx.signal is None:
-        return await _finish(task)
-    abort = asyncio.ensure_future(ctx.signal.wait())
     try:
-        await asyncio.wait({task, abort}, return_when=asyncio.FIRST_COMPLETED)
+        if ctx.signal is None:
+            return await _finish(task)
+        abort = asyncio.ensure_future(ctx.signal.wait())
+        try:
+            await asyncio.wait({task, abort}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            abort.cancel()
+        if ctx.signal.aborted:
+            cancelled.set()
+            with contextlib.suppress(WalkCancelled):
+                await task
+            raise ToolError(ABORTED_MESSAGE)
+        return await _finish(task)
     finally:
-        abort.cancel()
-    if ctx.signal.aborted:
         cancelled.set()
-        with contextlib.suppress(WalkCancelled):
-            await task
-        raise ToolError(ABORTED_MESSAGE)
-    return await _finish(task)
 
 
 async def _finish(task: asyncio.Future[list[str]]) -> list[str]:

@@ -259,15 +259,6 @@ def glob_regex_source(tokens: Sequence[Token], options: GlobOptions) -> str:
     return "".join(_token_regex(token, options) for token in tokens)
 
 
-def compile_glob(
-    glob: str, options: GlobOptions = GlobOptions(), *, case_insensitive: bool = False
-) -> re.Pattern[bytes]:
-    """A compiled byte regex for ``glob``; use ``fullmatch`` on UTF-8 paths."""
-    source = glob_regex_source(parse_glob(glob, options), options)
-    flags = re.DOTALL | (re.IGNORECASE if case_insensitive else 0)
-    return compile_regex(source, flags)
-
-
 def compile_regex(source: str, flags: int = re.DOTALL) -> re.Pattern[bytes]:
     return re.compile(source.encode("ascii"), flags)
 

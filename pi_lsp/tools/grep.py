@@ -19,14 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, ToolContext, ToolError, ToolResult
-from pi_lsp.tools.listing import (
-    BYTE_LIMIT_NOTICE,
-    append_notices,
-    as_js_number,
-    cap_output,
-    details_or_none,
-    js_number,
-)
+from pi_lsp.tools.js_format import as_js_number, js_number
+from pi_lsp.tools.listing import BYTE_LIMIT_NOTICE, append_notices, cap_output, details_or_none
+from pi_lsp.tools.node_errors import read_regular_file
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.ripgrep import find_ripgrep
 from pi_lsp.tools.truncation import GREP_MAX_LINE_LENGTH, truncate_line
@@ -137,7 +132,10 @@ class GrepTool:
         if search.count == 0:
             return ToolResult.text(NO_MATCHES)
         formatter = _BlockFormatter(search_path, searching_dir, context_lines)
-        lines = [line for match in search.matches for line in formatter.block(match)]
+        if context_lines > 0:  # context comes from reading the files: not on the event loop
+            lines = await asyncio.to_thread(formatter.blocks, search.matches)
+        else:
+            lines = formatter.blocks(search.matches)
         return _result(lines, search, formatter.lines_truncated)
 
 
@@ -266,6 +264,9 @@ class _BlockFormatter:
         self.lines_truncated = False
         self._file_lines: dict[str, list[str]] = {}
 
+    def blocks(self, matches: list[Match]) -> list[str]:
+        return [line for match in matches for line in self.block(match)]
+
     def block(self, match: Match) -> list[str]:
         shown = self.display_path(match.path)
         if self.context <= 0:
@@ -300,9 +301,8 @@ class _BlockFormatter:
     def file_lines(self, path: str) -> list[str]:
         if path not in self._file_lines:
             try:
-                with open(path, "rb") as handle:
-                    content = handle.read().decode("utf-8", "replace")
-            except OSError:
+                content = read_regular_file(path).decode("utf-8", "replace")
+            except ToolError:
                 self._file_lines[path] = []
             else:
                 normalized = content.replace("\r\n", "\n").replace("\r", "\n")

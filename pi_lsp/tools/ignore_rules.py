@@ -83,10 +83,6 @@ class IgnoreFile:
         self._any = _combined(ordered, include_dir_only=True)
         self._files = _combined(ordered, include_dir_only=False)
 
-    @property
-    def empty(self) -> bool:
-        return not self._whitelist
-
     def match(self, path: bytes, is_dir: bool) -> bool | None:
         """Whether the rules ignore ``path`` (absolute, or already relative to the root)."""
         if path.startswith(self._prefix):

@@ -163,17 +163,6 @@ async def prepare_image(
     )
 
 
-async def prepare_image_content(
-    image: ImageContent, *, auto_resize: bool = True
-) -> InlineImage | OmittedImage:
-    """:func:`prepare_image` for an image block a tool already produced (base64 data)."""
-    try:
-        raw = base64.b64decode(image.data, validate=False)
-    except ValueError:
-        return OmittedImage(NOT_CONVERTIBLE)
-    return await prepare_image(raw, image.mime_type, auto_resize=auto_resize)
-
-
 def prepare_image_sync(
     data: bytes,
     mime_type: str,

@@ -7,21 +7,16 @@ Entries, dotfiles included, are ordered like ``a.toLowerCase().localeCompare(b.t
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from typing import Any
 
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.collation import locale_compare_key
-from pi_lsp.tools.file_mutation import node_error_message
-from pi_lsp.tools.listing import (
-    BYTE_LIMIT_NOTICE,
-    append_notices,
-    as_js_number,
-    cap_output,
-    details_or_none,
-    js_number,
-)
+from pi_lsp.tools.js_format import as_js_number, js_number
+from pi_lsp.tools.listing import BYTE_LIMIT_NOTICE, append_notices, cap_output, details_or_none
+from pi_lsp.tools.node_errors import node_error_message
 from pi_lsp.tools.paths import resolve_to_cwd
 
 DEFAULT_LIMIT = 500
@@ -60,25 +55,30 @@ class LsTool:
         dir_path = resolve_to_cwd(args.get("path") or ".", ctx.cwd)
         limit = args.get("limit")
         effective_limit: float = limit if limit is not None else DEFAULT_LIMIT
-        names = _read_directory(dir_path)
-        names.sort(key=locale_compare_key)
-        shown: list[str] = []
-        limit_reached = False
-        for name in names:
-            if len(shown) >= effective_limit:
-                limit_reached = True
-                break
-            suffix = _suffix(os.path.join(dir_path, name))
-            if suffix is not None:
-                shown.append(name + suffix)
+        shown, limit_reached = await asyncio.to_thread(_list, dir_path, effective_limit)
         ctx.check_aborted()
         if not shown:
             return ToolResult.text(EMPTY_DIRECTORY)
         return _result(shown, effective_limit, limit_reached)
 
 
-def _read_directory(dir_path: str) -> list[str]:
-    """The entry names of ``dir_path`` as Node reads them (invalid UTF-8 becomes U+FFFD)."""
+def _list(dir_path: str, limit: float) -> tuple[list[str], bool]:
+    """The shown entries in Pi's order (up to ``limit``) and whether more exist."""
+    entries = _read_directory(dir_path)
+    # Names that only differ in bytes invalid as UTF-8 decode alike: their raw bytes decide.
+    entries.sort(key=lambda entry: (locale_compare_key(entry[0]), entry[1]))
+    shown: list[str] = []
+    for name, _raw in entries:
+        if len(shown) >= limit:
+            return shown, True
+        suffix = _suffix(os.path.join(dir_path, name))
+        if suffix is not None:
+            shown.append(name + suffix)
+    return shown, False
+
+
+def _read_directory(dir_path: str) -> list[tuple[str, bytes]]:
+    """Each entry's name as Node reads it (invalid UTF-8 becomes U+FFFD) and as stored."""
     if not os.path.exists(dir_path):
         raise ToolError(f"Path not found: {dir_path}")
     try:
@@ -93,7 +93,7 @@ def _read_directory(dir_path: str) -> list[str]:
         raise ToolError(
             f"Cannot read directory: {node_error_message(exc, 'scandir', dir_path)}"
         ) from None
-    return [name.decode("utf-8", "replace") for name in sorted(raw_names)]
+    return [(name.decode("utf-8", "replace"), name) for name in raw_names]
 
 
 def _suffix(path: str) -> str | None:

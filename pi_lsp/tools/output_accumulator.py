@@ -13,74 +13,29 @@ and a last line longer than the rolling tail keeps its end instead of vanishing.
 
 from __future__ import annotations
 
-import codecs
+import contextlib
+import logging
 import os
 import secrets
 import tempfile
 from dataclasses import dataclass
 
+from pi_lsp.tools.node_errors import node_error_message
 from pi_lsp.tools.truncation import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     TruncationResult,
+    complete_utf8_prefix_len,
     count_lines,
     decode_utf8,
-    is_continuation_byte,
+    is_valid_utf8,
     truncate_tail_bytes,
+    utf8_safe_suffix_start,
 )
 
 _NL = 0x0A
 
-#: Validation decodes this much at a time: the decoded piece stays in the CPU cache, which
-#: makes a 64 KiB chunk of mixed text about 2.4 times faster to check than in one go.
-_VALIDATION_SLICE = 16 * 1024
-
-
-def is_valid_utf8(data: bytes) -> bool:
-    """Whether ``data`` is well-formed UTF-8, without keeping the decoded text."""
-    size = len(data)
-    if size <= _VALIDATION_SLICE or data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-        return True
-    view = memoryview(data)
-    start = 0
-    try:
-        while start < size:
-            end = min(size, start + _VALIDATION_SLICE)
-            if end < size:
-                # end the slice on a character boundary (an invalid tail fails below anyway)
-                cut = complete_utf8_prefix_len(view[start:end])
-                end = start + cut if cut else end
-            codecs.utf_8_decode(view[start:end], "strict", True)
-            start = end
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def complete_utf8_prefix_len(data: bytes | memoryview) -> int:
-    """Length of ``data`` without a trailing character whose bytes are still incomplete."""
-    end = len(data)
-    index = end - 1
-    # At most three continuation bytes can trail a lead byte.
-    while index >= 0 and end - index <= 4 and is_continuation_byte(data[index]):
-        index -= 1
-    if index < 0 or end - index > 4:
-        return end
-    lead = data[index]
-    needed = (
-        2
-        if 0xC2 <= lead <= 0xDF
-        else 3
-        if 0xE0 <= lead <= 0xEF
-        else 4
-        if 0xF0 <= lead <= 0xF4
-        else 1
-    )
-    return index if end - index < needed else end
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +47,8 @@ class OutputSnapshot:
     last_line_bytes: int
     #: the file holding every raw byte, once one exists
     full_output_path: str | None
+    #: why the output could not be saved to a file (the file is then gone), else None
+    spill_error: str | None = None
 
 
 class OutputAccumulator:
@@ -115,6 +72,8 @@ class OutputAccumulator:
         self._held_chunks: list[bytes] = []  # raw chunks not yet in a spill file
         self._spill_fd: int | None = None
         self.full_output_path: str | None = None
+        #: set when the spill file could not be created or written; spilling then stops
+        self.spill_error: str | None = None
         self.total_raw_bytes = 0
         self.total_decoded_bytes = 0
         self.completed_lines = 0
@@ -175,18 +134,19 @@ class OutputAccumulator:
         if self._spill_fd is not None or self.limit_exceeded:
             self._ensure_spill_file()
             self._write_spill(chunk)
-        else:
+        elif self.spill_error is None:
             self._held_chunks.append(chunk)
         return text
 
     def finish(self) -> str:
-        """End of stream: an unfinished character becomes U+FFFD; returns that text."""
+        """End of stream: an unfinished character becomes U+FFFD; returns that text.
+
+        The spill file, if the output needs one, is made by ``snapshot(persist_if_truncated)``.
+        """
         text = self._pending.decode("utf-8", "replace")
         self._pending = b""
         if text:
             self._take_decoded(text.encode("utf-8"))
-        if self.limit_exceeded:
-            self._ensure_spill_file()
         return text
 
     def _take_decoded(self, encoded: bytes) -> None:
@@ -209,16 +169,14 @@ class OutputAccumulator:
             self._trim_tail()
 
     def _trim_tail(self) -> None:
-        cut = len(self._tail) - self.max_rolling_bytes
-        while cut < len(self._tail) and is_continuation_byte(self._tail[cut]):
-            cut += 1
+        cut = utf8_safe_suffix_start(self._tail, self.max_rolling_bytes)
         self._tail_at_line_start = self._tail[cut - 1] == _NL
         del self._tail[:cut]
 
     # --- spill file --------------------------------------------------------------------------
 
     def _ensure_spill_file(self) -> None:
-        if self.full_output_path is not None:
+        if self.full_output_path is not None or self.spill_error is not None:
             return
         directory = self._temp_dir or tempfile.gettempdir()
         while True:
@@ -228,6 +186,9 @@ class OutputAccumulator:
                 break
             except FileExistsError:
                 continue
+            except OSError as exc:
+                self._give_up_spilling(node_error_message(exc, "open", path))
+                return
         self.full_output_path = path
         held, self._held_chunks = self._held_chunks, []
         for chunk in held:
@@ -235,11 +196,31 @@ class OutputAccumulator:
 
     def _write_spill(self, chunk: bytes) -> None:
         if self._spill_fd is None:
-            return  # closed: the stream is over
+            return  # closed (the stream is over) or given up
         view = memoryview(chunk)
-        while view:
-            written = os.write(self._spill_fd, view)
-            view = view[written:]
+        try:
+            while view:
+                written = os.write(self._spill_fd, view)
+                view = view[written:]
+        except OSError as exc:
+            self._give_up_spilling(node_error_message(exc, "write", None))
+
+    def _give_up_spilling(self, reason: str) -> None:
+        """Stop saving the output (the disk is full, the temp dir is gone …); keep counting.
+
+        An incomplete file is removed rather than offered as the full output.
+        """
+        log.warning("cannot save the full output: %s", reason)
+        self.spill_error = reason
+        self._held_chunks = []
+        if self._spill_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._spill_fd)
+            self._spill_fd = None
+        if self.full_output_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.full_output_path)
+            self.full_output_path = None
 
     def close(self) -> None:
         """Close the spill file (it stays on disk for the user)."""
@@ -289,7 +270,7 @@ class OutputAccumulator:
         )
         if persist_if_truncated and truncated and self.full_output_path is None:
             self._ensure_spill_file()
-        return OutputSnapshot(result, self.last_line_bytes, self.full_output_path)
+        return OutputSnapshot(result, self.last_line_bytes, self.full_output_path, self.spill_error)
 
 
 def _last_line_end(tail: bytes, max_lines: int, max_bytes: int) -> TruncationResult:
@@ -297,9 +278,7 @@ def _last_line_end(tail: bytes, max_lines: int, max_bytes: int) -> TruncationRes
     if max_lines < 1:
         return truncate_tail_bytes(tail, max_lines, max_bytes)
     body = tail[:-1] if tail.endswith(b"\n") else tail
-    start = max(0, len(body) - max_bytes)
-    while start < len(body) and is_continuation_byte(body[start]):
-        start += 1
+    start = utf8_safe_suffix_start(body, max_bytes)
     content = body[start:]
     return TruncationResult(
         content=decode_utf8(content),

@@ -10,7 +10,6 @@ and only the selected region is copied and checked.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import errno
 import os
 from collections.abc import Awaitable
@@ -32,12 +31,15 @@ from pi_lsp.tools.images import (
     prepare_image,
     sniff_image_mime,
 )
+from pi_lsp.tools.js_format import js_number
+from pi_lsp.tools.node_errors import node_error_message, read_regular_file
 from pi_lsp.tools.paths import resolve_read_path
 from pi_lsp.tools.truncation import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     TruncationResult,
     format_size,
+    is_valid_utf8,
     truncate_head_bytes,
 )
 
@@ -107,48 +109,23 @@ async def _read(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 def _load(absolute: str) -> bytes:
-    """Check that the file is readable (as Node's ``access(R_OK)``), then read all of it."""
+    """Check that the file is readable (as Node's ``access(R_OK)``), then read all of it.
+
+    Directories fail as Node's ``readFile`` does; pipes, sockets, devices and files over 2 GiB
+    are refused instead of blocking or exhausting memory.
+    """
     _check_readable(absolute)
-    try:
-        with open(absolute, "rb") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise _node_error(exc, "open", absolute) from exc
+    return read_regular_file(absolute)
 
 
 def _check_readable(absolute: str) -> None:
     try:
         os.stat(absolute)
     except OSError as exc:
-        raise _node_error(exc, "access", absolute) from exc
+        raise ToolError(node_error_message(exc, "access", absolute)) from exc
     if not os.access(absolute, os.R_OK):
-        raise _node_error(PermissionError(errno.EACCES, "permission denied"), "access", absolute)
-
-
-# libuv's wording for the errors a read can meet.
-_NODE_ERROR_TEXT = {
-    errno.ENOENT: "no such file or directory",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.ENOTDIR: "not a directory",
-    errno.ELOOP: "too many symbolic links encountered",
-    errno.ENAMETOOLONG: "name too long",
-    errno.EMFILE: "too many open files",
-    errno.ENFILE: "file table overflow",
-    errno.EIO: "i/o error",
-    errno.ENXIO: "no such device or address",
-    errno.EBUSY: "resource busy or locked",
-    errno.EINVAL: "invalid argument",
-}
-
-
-def _node_error(exc: OSError, syscall: str, path: str) -> ToolError:
-    """The message Node's ``fs`` gives for ``exc``: ``CODE: text, syscall 'path'``."""
-    if exc.errno == errno.EISDIR:
-        return ToolError("EISDIR: illegal operation on a directory, read")
-    code = errno.errorcode.get(exc.errno or 0, "EIO")
-    text = _NODE_ERROR_TEXT.get(exc.errno or 0) or (exc.strerror or "unknown error").lower()
-    return ToolError(f"{code}: {text}, {syscall} '{path}'")
+        denied = PermissionError(errno.EACCES, "permission denied")
+        raise ToolError(node_error_message(denied, "access", absolute))
 
 
 # --- images ---------------------------------------------------------------------------------------
@@ -177,7 +154,7 @@ def text_result(data: bytes, path: str, offset: Number | None, limit: Number | N
     start: Number = max(0, offset - 1) if offset else 0
     if start >= total:
         raise ToolError(
-            f"Offset {_js_number(offset or 0)} is beyond end of file ({total} lines total)"
+            f"Offset {js_number(offset or 0)} is beyond end of file ({total} lines total)"
         )
     taken: Number | None = None
     stop = total
@@ -201,14 +178,14 @@ def text_result(data: bytes, path: str, offset: Number | None, limit: Number | N
         remaining = total - (start + taken)
         next_offset = start + taken + 1
         return ToolResult.text(
-            f"{truncation.content}\n\n[{_js_number(remaining)} more lines in file. "
-            f"Use offset={_js_number(next_offset)} to continue.]"
+            f"{truncation.content}\n\n[{js_number(remaining)} more lines in file. "
+            f"Use offset={js_number(next_offset)} to continue.]"
         )
     return ToolResult.text(truncation.content)
 
 
 def _long_line_notice(line: Number, line_bytes: int, path: str) -> str:
-    line_text = _js_number(line)
+    line_text = js_number(line)
     return (
         f"[Line {line_text} is {format_size(line_bytes)}, exceeds {format_size(DEFAULT_MAX_BYTES)} "
         f"limit. Use bash: sed -n '{line_text}p' {path} | head -c {DEFAULT_MAX_BYTES}]"
@@ -219,8 +196,8 @@ def _continuation_marker(truncation: TruncationResult, first_shown: Number, tota
     last_shown = first_shown + truncation.output_lines - 1
     why = "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
     return (
-        f"\n\n[Showing lines {_js_number(first_shown)}-{_js_number(last_shown)} of {total}{why}. "
-        f"Use offset={_js_number(last_shown + 1)} to continue.]"
+        f"\n\n[Showing lines {js_number(first_shown)}-{js_number(last_shown)} of {total}{why}. "
+        f"Use offset={js_number(last_shown + 1)} to continue.]"
     )
 
 
@@ -262,23 +239,9 @@ def _lossless_or_replaced(region: bytes) -> bytes:
     ``buffer.toString("utf-8")``) do. A newline never belongs to a bad sequence, so decoding a
     region of lines gives the same text as decoding the whole file and splitting it.
     """
-    if _is_valid_utf8(region):
+    if is_valid_utf8(region):
         return region
     return region.decode("utf-8", "replace").encode("utf-8")
-
-
-def _is_valid_utf8(data: bytes) -> bool:
-    if data.isascii():
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    try:
-        for pos in range(0, len(data), _SCAN_CHUNK * 16):
-            decoder.decode(view[pos : pos + _SCAN_CHUNK * 16])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _first_line_bytes(region: bytes) -> int:
@@ -292,15 +255,6 @@ def _slice_index(index: Number, length: int) -> int:
     if whole < 0:
         return max(0, length + whole)
     return min(whole, length)
-
-
-def _js_number(value: Number) -> str:
-    """A number as JavaScript prints it in a template string (``61``, not ``61.0``)."""
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        return repr(value)
-    return str(value)
 
 
 # --- abort ----------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from pi_lsp.tools.base import ToolContext, ToolResult
 from pi_lsp.tools.file_mutation import (
     file_mutation_lock,
     make_parent_dirs,
+    run_to_completion,
     write_text_file,
 )
 from pi_lsp.tools.paths import resolve_to_cwd
@@ -65,7 +65,7 @@ class WriteTool:
         content = str(args["content"])
         absolute = resolve_to_cwd(path, ctx.cwd)
         async with file_mutation_lock(absolute):
-            await asyncio.to_thread(self._write_file, absolute, content, ctx)
+            await run_to_completion(self._write_file, absolute, content, ctx)
         return ToolResult.text(f"Successfully wrote to {path}")
 
     def _write_file(self, absolute: str, content: str, ctx: ToolContext) -> None:

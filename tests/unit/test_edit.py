@@ -6,16 +6,19 @@ Expected texts are Pi 0.85's (spec §2.6, §14.2), re-checked against the real P
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import json
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_lsp.tools import edit
+from pi_lsp.tools import edit, file_mutation
 from pi_lsp.tools.base import AbortSignal, ToolContext, ToolResult
 from pi_lsp.tools.edit import EditOperations, EditTool, prepare_edit_arguments
 from pi_lsp.tools.registry import execute, run_tool
@@ -248,6 +251,31 @@ async def test_aborted_call_changes_nothing(tmp_path: Path) -> None:
     assert target.read_bytes() == b"a\n"
 
 
+async def test_named_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    try:
+        result = await asyncio.wait_for(
+            _edit(tmp_path, {"path": "pipe", "edits": _one("a", "b")}), 5
+        )
+    finally:  # let a reader stuck opening the pipe go on, so no thread hangs for ever
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert _text(result) == f"Not a regular file: {fifo} (named pipe)"
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    # the file's lock was released: a later mutation of the same path runs
+    again = await asyncio.wait_for(_edit(tmp_path, {"path": "pipe", "edits": _one("a", "b")}), 5)
+    assert again.is_error
+
+
+async def test_file_over_2_gib_is_refused_like_node(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as handle:
+        handle.truncate(2**31)  # sparse: one byte over Node's limit
+    result = await _edit(tmp_path, {"path": "huge.txt", "edits": _one("a", "b")})
+    assert _text(result) == "File size (2147483648) is greater than 2 GiB"
+
+
 # --------------------------------------------------------------------------------------------
 # fuzzy matching
 
@@ -351,6 +379,78 @@ async def test_concurrent_edits_of_one_file_both_land(tmp_path: Path) -> None:
     assert all(not r.is_error for r in results)
     text = target.read_text()
     assert all(f"LINE {i}\n" in text for i in range(0, 40, 3))
+
+
+async def test_cancelled_edit_holds_the_file_until_its_write_is_done(tmp_path: Path) -> None:
+    target = _write(tmp_path / "f.txt", "x\n")
+    first_started = threading.Event()
+    release_first = threading.Event()
+
+    def slow_first_write(path: str, text: str) -> None:
+        if text == "y\n":
+            first_started.set()
+            release_first.wait(5)
+        file_mutation.write_text_file(path, text)
+
+    tool = EditTool(EditOperations(write_file=slow_first_write))
+    ctx = ToolContext(cwd=tmp_path)
+    first = asyncio.ensure_future(execute(tool, {"path": "f.txt", "edits": _one("x", "y")}, ctx))
+    assert await asyncio.to_thread(first_started.wait, 5)
+    first.cancel()
+    # the second edit needs the first one's text: it must not read the file before that lands
+    second = asyncio.ensure_future(execute(tool, {"path": "f.txt", "edits": _one("y", "z")}, ctx))
+    await asyncio.sleep(0.1)
+    assert not second.done()
+    release_first.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert _text(await second) == "Successfully replaced 1 block(s) in f.txt."
+    assert target.read_text() == "z\n"
+
+
+async def test_replacing_thousands_of_lines_is_quick_and_shown_as_one_block(
+    tmp_path: Path,
+) -> None:
+    old_block = "".join(f"old line {i}\n" for i in range(4000))
+    new_block = "".join(f"new line {i}\n" for i in range(4000))
+    _write(tmp_path / "big.txt", "head\n" + old_block + "tail\n")
+    started = time.perf_counter()
+    result = await _edit(tmp_path, {"path": "big.txt", "edits": _one(old_block, new_block)})
+    elapsed = time.perf_counter() - started
+    assert _text(result) == "Successfully replaced 1 block(s) in big.txt."
+    assert elapsed < 3, elapsed  # 11 s with an uncapped diff
+    assert result.details is not None
+    patch = result.details["patch"].split("\n")
+    assert patch[:4] == ["--- big.txt", "+++ big.txt", "@@ -1,4002 +1,4002 @@", " head"]
+    assert patch[4:4004] == [f"-old line {i}" for i in range(4000)]
+    assert patch[4004:8004] == [f"+new line {i}" for i in range(4000)]
+    assert patch[8004:] == [" tail", ""]
+    assert result.details["firstChangedLine"] == 2
+
+
+async def test_the_file_is_normalized_once_for_all_edits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content = "".join(f"value_{i} = \u201cq{i}\u201d  \n" for i in range(300))
+    _write(tmp_path / "f.py", content)
+    whole_file_passes = 0
+    normalize = edit.normalize_for_fuzzy_match
+
+    def counting(text: str) -> str:
+        nonlocal whole_file_passes
+        if len(text) >= len(content) - 1:
+            whole_file_passes += 1
+        return normalize(text)
+
+    monkeypatch.setattr(edit, "normalize_for_fuzzy_match", counting)
+    edits = [
+        {"oldText": f'value_{i} = "q{i}"', "newText": f"value_{i} = {i}"} for i in range(0, 300, 30)
+    ]
+    result = await _edit(tmp_path, {"path": "f.py", "edits": edits})
+    assert _text(result) == "Successfully replaced 10 block(s) in f.py."
+    assert whole_file_passes == 1  # was three per edit
+    text = (tmp_path / "f.py").read_text()
+    assert "value_30 = 30\n" in text and "value_31 = \u201cq31\u201d  \n" in text
 
 
 # --------------------------------------------------------------------------------------------

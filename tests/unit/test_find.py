@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -347,3 +348,88 @@ async def test_abort_stops_the_walk(proj: Path, monkeypatch: pytest.MonkeyPatch)
     result = await asyncio.wait_for(task, 5)
     assert text(result) == "Operation aborted"
     assert stopped.wait(5)
+
+
+async def test_cancelling_the_call_stops_the_walk(
+    proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = threading.Event()
+    stopped = threading.Event()
+
+    def endless_search(walk: FdWalk, *args: Any) -> list[str]:
+        assert walk.cancelled is not None
+        started.set()
+        walk.cancelled.wait(10)  # a walk far too long to finish, until it is told to stop
+        stopped.set()
+        raise WalkCancelled
+
+    monkeypatch.setattr(find, "_search", endless_search)
+    task = asyncio.ensure_future(run_find(proj, pattern="*"))  # no abort signal at all
+    assert await asyncio.to_thread(started.wait, 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(stopped.wait, 5)
+
+
+@pytest.fixture
+def deep_tree(tmp_path: Path) -> Iterator[Path]:
+    """``deep/d/d/…/d/bottom.txt``, 1100 levels: deeper than Python's recursion limit.
+
+    Made and removed without recursion (pytest's own clean-up would overflow on it).
+    """
+    root = tmp_path / "deep"
+    levels = [str(root)]
+    for _ in range(1100):
+        levels.append(levels[-1] + "/d")
+    for level in levels:
+        os.mkdir(level)
+    Path(levels[-1], "bottom.txt").write_text("")
+    yield root
+    os.remove(Path(levels[-1], "bottom.txt"))
+    for level in reversed(levels):
+        os.rmdir(level)
+
+
+async def test_very_deep_tree(deep_tree: Path, home: Path) -> None:
+    root = deep_tree
+    result = await run_find(root, pattern="bottom.txt")
+    assert text(result) == "/".join(["d"] * 1100) + "/bottom.txt"
+    everything = await run_find(root, pattern="*", limit=2000)
+    assert lines(everything)[:3] == ["d/", "d/d/", "d/d/d/"]  # parents before children
+    assert everything.details is not None  # the long paths pass the 50KB cap
+    assert everything.details["truncation"]["totalLines"] == 1101
+
+
+async def test_nested_repository_below_a_plain_directory(tmp_path: Path, home: Path) -> None:
+    # The search root is in no repository, so Pi runs fd with --no-require-git: every
+    # .gitignore applies, and a nested repository does not cut off the rules above it.
+    root = make_tree(
+        tmp_path / "plain",
+        {
+            ".gitignore": "*.log\n",
+            "a.log": "",
+            "a.txt": "",
+            "c.tmp": "",
+            "nested/.gitignore": "*.tmp\n",
+            "nested/b.tmp": "",
+            "nested/b.txt": "",
+            "nested/b.log": "",
+            "nested/deeper/d.tmp": "",
+        },
+    )
+    git_init(root / "nested")
+    assert lines(await run_find(root, pattern="*.*")) == [
+        ".gitignore",
+        "a.txt",
+        "c.tmp",  # the nested repository's rules stay inside it
+        "nested/.gitignore",
+        "nested/b.txt",
+    ]
+    # searched from inside the nested repository, fd requires git again: the rules of the
+    # plain directory above the repository root no longer apply
+    assert lines(await run_find(root / "nested", pattern="*.*")) == [
+        ".gitignore",
+        "b.log",
+        "b.txt",
+    ]

@@ -7,7 +7,8 @@ import pytest
 from pi_lsp.tools.glob_regex import (
     GlobError,
     GlobOptions,
-    compile_glob,
+    compile_regex,
+    glob_regex_source,
     has_uppercase,
     parse_glob,
 )
@@ -17,7 +18,8 @@ SEPARATED = GlobOptions(literal_separator=True)
 
 
 def matches(glob: str, path: str, options: GlobOptions = PLAIN) -> bool:
-    return compile_glob(glob, options).fullmatch(path.encode()) is not None
+    regex = compile_regex(glob_regex_source(parse_glob(glob, options), options))
+    return regex.fullmatch(path.encode()) is not None
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import subprocess
+import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -105,6 +108,55 @@ async def test_context_lines_lose_carriage_returns(tmp_path: Path) -> None:
     with_context = await run_grep(tmp_path, pattern="hit", context=1)
     assert text(with_context) == "crlf.txt-1- one\ncrlf.txt:2: two hit\ncrlf.txt-3- three"
     assert text(await run_grep(tmp_path, pattern="hit")) == "crlf.txt:2: two hit"
+
+
+async def test_lone_carriage_returns_split_context_lines_like_pi(tmp_path: Path) -> None:
+    # Pi reads context from the file with every CR or CRLF turned into a line break, while
+    # ripgrep numbers lines by LF only: a lone CR shifts the context window, as in Pi.
+    write(tmp_path, "mixed.txt", b"one\rtwo\r\nthree hit\nfour\r\n")
+    with_context = await run_grep(tmp_path, pattern="hit", context=1)
+    assert text(with_context) == "mixed.txt-1- one\nmixed.txt:2: two\nmixed.txt-3- three hit"
+    # without context ripgrep's own line is shown, carriage returns dropped
+    assert text(await run_grep(tmp_path, pattern="hit|one")) == (
+        "mixed.txt:1: onetwo\nmixed.txt:2: three hit"
+    )
+
+
+_T = TypeVar("_T")
+
+
+async def longest_stall(work: Awaitable[_T]) -> tuple[_T, float]:
+    """Run ``work`` while a heartbeat ticks every 10 ms; the longest the loop went without one."""
+    beats = [time.monotonic()]
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(0.01)
+            beats.append(time.monotonic())
+
+    ticking = asyncio.ensure_future(heartbeat())
+    try:
+        result = await work
+    finally:
+        ticking.cancel()
+    beats.append(time.monotonic())
+    return result, max(later - earlier for earlier, later in itertools.pairwise(beats))
+
+
+async def test_reading_context_does_not_stall_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "a.txt", "x\nhit\ny\n")
+    read_lines = grep._BlockFormatter.file_lines
+
+    def slow_disk(self: Any, path: str) -> list[str]:
+        time.sleep(0.5)  # a file on a slow network share
+        return read_lines(self, path)
+
+    monkeypatch.setattr(grep._BlockFormatter, "file_lines", slow_disk)
+    result, stall = await longest_stall(run_grep(tmp_path, pattern="hit", context=1))
+    assert text(result) == "a.txt-1- x\na.txt:2: hit\na.txt-3- y"
+    assert stall < 0.3, stall
 
 
 async def test_long_lines_cut_at_500_chars(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ import zlib
 import pytest
 from PIL import Image, PngImagePlugin
 
-from pi_lsp.tools.base import ImageContent
 from pi_lsp.tools.images import (
     MAX_IMAGE_BASE64_BYTES,
     NOT_CONVERTIBLE,
@@ -22,7 +21,6 @@ from pi_lsp.tools.images import (
     base64_size,
     dimension_hint,
     prepare_image,
-    prepare_image_content,
     prepare_image_sync,
     sniff_image_mime,
 )
@@ -223,12 +221,9 @@ def test_scale_is_rounded_half_up_like_javascript() -> None:
     assert "Multiply coordinates by 2.50 " in dimension_hint((5000, 10), (2000, 4))
 
 
-async def test_async_entry_points_give_the_same_result() -> None:
+async def test_async_entry_point_gives_the_same_result() -> None:
     data = plain((3000, 40), "PNG")
-    from_bytes = inline(await prepare_image(data, "image/png"))
-    block = ImageContent(base64.b64encode(data).decode("ascii"), "image/png")
-    from_block = inline(await prepare_image_content(block))
-    assert from_bytes == from_block == prepare_image_sync(data, "image/png")
+    assert inline(await prepare_image(data, "image/png")) == prepare_image_sync(data, "image/png")
 
 
 def test_base64_size_counts_padding() -> None:

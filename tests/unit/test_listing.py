@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.tools.listing import append_notices, as_js_number, cap_output, js_number
+from pi_lsp.tools.js_format import as_js_number, js_number
+from pi_lsp.tools.listing import append_notices, cap_output
 
 
 def test_notices_share_one_bracket_after_a_blank_line() -> None:

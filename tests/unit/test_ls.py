@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import itertools
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +158,30 @@ async def test_already_aborted(tmp_path: Path) -> None:
     signal.abort()
     result = await run_ls(tmp_path, signal=signal)
     assert result.is_error and text(result) == "Operation aborted"
+
+
+async def test_listing_does_not_stall_the_event_loop(
+    mixed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suffix = ls._suffix
+
+    def slow_stat(path: str) -> str | None:
+        time.sleep(0.05)  # a directory on a slow network share
+        return suffix(path)
+
+    monkeypatch.setattr(ls, "_suffix", slow_stat)
+    beats = [time.monotonic()]
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(0.01)
+            beats.append(time.monotonic())
+
+    ticking = asyncio.ensure_future(heartbeat())
+    try:
+        result = await run_ls(mixed)
+    finally:
+        ticking.cancel()
+    beats.append(time.monotonic())
+    assert not result.is_error and "\n" in text(result)
+    assert max(later - earlier for earlier, later in itertools.pairwise(beats)) < 0.2

@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.tools.output_accumulator import (
-    OutputAccumulator,
+from pi_lsp.tools.output_accumulator import OutputAccumulator
+from pi_lsp.tools.truncation import (
     complete_utf8_prefix_len,
     is_valid_utf8,
+    truncate_tail,
+    utf8_len,
 )
-from pi_lsp.tools.truncation import truncate_tail, utf8_len
 
 
 def _feed(

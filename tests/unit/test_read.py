@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import io
 import json
 import os
@@ -349,6 +350,45 @@ async def test_file_vanishing_after_the_check_is_a_clear_error(
     result = await read(tmp_path, path="fleeting.txt")
     assert result.is_error
     assert text_of(result) == f"ENOENT: no such file or directory, open '{target}'"
+
+
+def _release_a_blocked_reader(fifo: Path) -> None:
+    """Let a reader stuck opening ``fifo`` go on (to EOF), so no thread hangs for ever."""
+    with contextlib.suppress(OSError):  # nobody is waiting to read
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+async def test_named_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    try:
+        result = await asyncio.wait_for(read(tmp_path, path="pipe"), 5)
+    finally:
+        _release_a_blocked_reader(fifo)
+    assert result.is_error
+    assert text_of(result) == f"Not a regular file: {fifo} (named pipe)"
+
+
+async def test_endless_device_is_refused(tmp_path: Path) -> None:
+    result = await asyncio.wait_for(read(tmp_path, path="/dev/zero"), 5)
+    assert result.is_error
+    assert text_of(result) == "Not a regular file: /dev/zero (character device)"
+
+
+async def test_file_over_2_gib_is_refused_like_node(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.log"
+    with huge.open("wb") as handle:
+        handle.truncate(2**31)  # sparse: one byte over Node's limit
+    result = await asyncio.wait_for(read(tmp_path, path="huge.log"), 30)
+    assert result.is_error
+    assert text_of(result) == "File size (2147483648) is greater than 2 GiB"
+
+
+async def test_file_of_size_zero_in_proc_is_still_read(tmp_path: Path) -> None:
+    # regular files whose size says 0 (procfs) are read to their end, as Node does
+    result = await read(tmp_path, path="/proc/self/status")
+    assert not result.is_error
+    assert text_of(result).startswith("Name:")
 
 
 async def test_already_aborted_call_does_nothing(tmp_path: Path) -> None:

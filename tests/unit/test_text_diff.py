@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import random
+import time
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.tools.text_diff import (
+    MAX_EDIT_LENGTH,
     Change,
     diff_lines,
     diff_tokens,
@@ -108,6 +114,120 @@ def test_diff_is_a_shortest_edit_script(old: list[str], new: list[str]) -> None:
     # runs alternate: no two neighbouring runs of the same kind
     kinds = [(c.added, c.removed) for c in changes]
     assert all(a != b for a, b in itertools.pairwise(kinds))
+
+
+# --------------------------------------------------------------------------------------------
+# very different texts: the edit length cap
+
+
+def test_thousands_of_replaced_lines_are_one_removed_and_one_added_block() -> None:
+    head, tail = _numbered(3), "end\n"
+    old_block = "".join(f"old {i}\n" for i in range(4000))
+    new_block = "".join(f"new {i}\n" for i in range(4000))
+    started = time.perf_counter()
+    changes = diff_lines(head + old_block + tail, head + new_block + tail)
+    assert time.perf_counter() - started < 2  # 11 s when every alignment was searched
+    assert changes == [
+        Change(head, 3),
+        Change(old_block, 4000, removed=True),
+        Change(new_block, 4000, added=True),
+        Change(tail, 1),
+    ]
+
+
+def test_up_to_the_cap_the_diff_is_exact() -> None:
+    quarter = MAX_EDIT_LENGTH // 4
+    old = [f"a{i}\n" for i in range(quarter)] + ["same\n"] + [f"b{i}\n" for i in range(quarter)]
+    new = [f"c{i}\n" for i in range(quarter)] + ["same\n"] + [f"d{i}\n" for i in range(quarter)]
+    changes = diff_tokens(old, new)  # exactly MAX_EDIT_LENGTH edits: still aligned on "same"
+    assert [(c.count, c.added, c.removed) for c in changes] == [
+        (quarter, False, True),
+        (quarter, True, False),
+        (1, False, False),
+        (quarter, False, True),
+        (quarter, True, False),
+    ]
+    over = diff_tokens([*old, "e\n"], [*new, "f\n"])  # two more: one replaced block
+    assert [(c.count, c.added, c.removed) for c in over] == [
+        (2 * quarter + 2, False, True),
+        (2 * quarter + 2, True, False),
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    old=st.lists(st.sampled_from("abcd"), max_size=14),
+    new=st.lists(st.sampled_from("abcd"), max_size=14),
+    cap=st.integers(0, 6),
+)
+def test_capped_diff_is_exact_or_one_replaced_middle(
+    old: list[str], new: list[str], cap: int
+) -> None:
+    capped = diff_tokens(old, new, max_edit_length=cap)
+    exact = diff_tokens(old, new, max_edit_length=len(old) + len(new))
+    assert "".join(c.value for c in capped if not c.added) == "".join(old)
+    assert "".join(c.value for c in capped if not c.removed) == "".join(new)
+    if sum(c.count for c in exact if c.is_edit) <= cap:
+        assert capped == exact
+    else:  # the kept prefix and suffix around one removed and one added block
+        edits = [(c.added, c.removed) for c in capped if c.is_edit]
+        assert edits in ([(False, True), (True, False)], [(False, True)], [(True, False)])
+        kept = [index for index, c in enumerate(capped) if not c.is_edit]
+        assert all(index in (0, len(capped) - 1) for index in kept)
+
+
+# --------------------------------------------------------------------------------------------
+# the same changes as Pi's jsdiff
+
+
+def _ordinary_edits(seed: int, count: int) -> list[tuple[str, str]]:
+    """Texts of repetitive lines with a few local changes (and some unrelated pairs)."""
+    rng = random.Random(seed)
+    alphabets = [
+        ["a\n", "b\n", "c\n"],
+        ["a\n", "b\n", "c\n", "d\n", "e\n", "\n", "}\n", "a", "x\r\n"],
+        [f"line {i}\n" for i in range(30)] + ["\n", "}\n", "{\n"],
+    ]
+    cases = []
+    for _ in range(count):
+        alphabet = rng.choice(alphabets)
+        old = [rng.choice(alphabet) for _ in range(rng.randint(0, 40))]
+        new = list(old)
+        for _ in range(rng.randint(0, 8)):
+            roll, at = rng.random(), rng.randint(0, len(new))
+            if roll < 0.4:
+                new[at:at] = [rng.choice(alphabet) for _ in range(rng.randint(1, 4))]
+            elif roll < 0.8:
+                del new[at : at + rng.randint(1, 4)]
+            else:
+                new[at : at + 1] = [rng.choice(alphabet)]
+        if rng.random() < 0.2:
+            new = [rng.choice(alphabet) for _ in range(rng.randint(0, 40))]
+        cases.append(("".join(old), "".join(new)))
+    return cases
+
+
+JSDIFF_DIGESTS = Path(__file__).parent / "data" / "jsdiff_ordinary_edits.txt"
+
+
+def _digest(changes: list[list[object]]) -> str:
+    text = json.dumps(changes, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def test_same_changes_as_jsdiff_on_12800_ordinary_edits() -> None:
+    # The digests were recorded from jsdiff 8.0.4 (the diff package Pi 0.85.0 bundles) on the
+    # same generated cases; each is the hash of jsdiff's change list for one case.
+    lines = JSDIFF_DIGESTS.read_text().splitlines()
+    expected = [line for line in lines if not line.startswith("#")]
+    cases = _ordinary_edits(seed=20240601, count=12800)
+    assert len(expected) == len(cases)
+    differing = [
+        index
+        for index, ((old, new), want) in enumerate(zip(cases, expected, strict=True))
+        if _digest([[c.value, c.count, c.added, c.removed] for c in diff_lines(old, new)]) != want
+    ]
+    assert differing == []
 
 
 # --------------------------------------------------------------------------------------------

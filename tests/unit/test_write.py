@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +207,140 @@ async def test_mutation_lock_lets_other_files_run_together(tmp_path: Path) -> No
             await asyncio.wait_for(both_inside.wait(), timeout=5)
 
     await asyncio.gather(hold(tmp_path / "a.txt"), hold(tmp_path / "b.txt"))
+
+
+async def test_cancelled_write_holds_the_file_until_its_thread_is_done(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    first_started = threading.Event()
+    release_first = threading.Event()
+    log: list[str] = []
+
+    def slow_first_write(path: str, text: str) -> None:
+        log.append(f"start {text}")
+        if text == "first":
+            first_started.set()
+            release_first.wait(5)
+        file_mutation.write_text_file(path, text)
+        log.append(f"end {text}")
+
+    tool = write.WriteTool(write.WriteOperations(write_file=slow_first_write))
+    ctx = ToolContext(cwd=tmp_path)
+    first = asyncio.ensure_future(execute(tool, {"path": "f.txt", "content": "first"}, ctx))
+    assert await asyncio.to_thread(first_started.wait, 5)
+    first.cancel()
+    second = asyncio.ensure_future(execute(tool, {"path": "f.txt", "content": "second"}, ctx))
+    await asyncio.sleep(0.1)
+    assert log == ["start first"]  # the second write waits for the first thread …
+    assert not first.done()  # … and so does the cancelled call
+    release_first.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert _text(await second) == "Successfully wrote to f.txt"
+    assert log == ["start first", "end first", "start second", "end second"]
+    assert target.read_text() == "second"  # the later write wins
+
+
+async def test_lock_key_does_not_change_when_the_file_appears(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    path = tmp_path / "link" / "new.txt"  # missing at first, reached through a symlink
+    order: list[str] = []
+
+    async def creator() -> None:
+        async with file_mutation.file_mutation_lock(str(path)):
+            order.append("first in")
+            path.write_text("created")
+            await asyncio.sleep(0.05)
+            order.append("first out")
+
+    async def latecomer() -> None:
+        await asyncio.sleep(0.01)  # arrives once the file exists
+        async with file_mutation.file_mutation_lock(str(path)):
+            order.append("second in")
+
+    await asyncio.gather(creator(), latecomer())
+    assert order == ["first in", "first out", "second in"]
+
+
+async def test_dangling_symlink_and_its_target_are_one_file(tmp_path: Path) -> None:
+    (tmp_path / "alias.txt").symlink_to("target.txt")  # target.txt does not exist yet
+    order: list[str] = []
+
+    async def hold(name: str, path: Path) -> None:
+        async with file_mutation.file_mutation_lock(str(path)):
+            order.append(f"{name} in")
+            await asyncio.sleep(0.02)
+            order.append(f"{name} out")
+
+    await asyncio.gather(hold("a", tmp_path / "alias.txt"), hold("b", tmp_path / "target.txt"))
+    assert order == ["a in", "a out", "b in", "b out"]
+
+
+# --------------------------------------------------------------------------------------------
+# what a rename would break: written in place
+
+
+async def test_named_pipe_is_written_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        result = await asyncio.wait_for(_write(tmp_path, "pipe", "through the pipe\n"), 5)
+        assert _text(result) == "Successfully wrote to pipe"
+        assert os.read(reader, 100) == b"through the pipe\n"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+async def test_named_pipe_without_reader_fails_instead_of_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = await asyncio.wait_for(_write(tmp_path, "pipe", "x"), 5)
+    assert _text(result) == f"ENXIO: no such device or address, open '{fifo}'"
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+async def test_device_node_is_written_not_replaced(tmp_path: Path) -> None:
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # like /dev/null
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot create a device node here: {exc}")
+    result = await _write(tmp_path, "null", "discarded")
+    assert _text(result) == "Successfully wrote to null"
+    assert stat.S_ISCHR(null.stat().st_mode)
+    assert null.stat().st_rdev == os.makedev(1, 3)
+
+
+async def test_hard_linked_file_stays_linked(tmp_path: Path) -> None:
+    original = tmp_path / "a.txt"
+    original.write_text("old\n")
+    other_name = tmp_path / "b.txt"
+    os.link(original, other_name)
+    await _write(tmp_path, "a.txt", "new\n")
+    assert other_name.read_text() == "new\n"
+    assert original.stat().st_ino == other_name.stat().st_ino
+    assert original.stat().st_nlink == 2
+
+
+@pytest.mark.parametrize("code", [errno.EBUSY, errno.EXDEV])
+async def test_file_that_cannot_be_renamed_over_is_written_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    target = tmp_path / "mounted.txt"  # a bind-mounted file refuses renames with EBUSY
+    target.write_text("old")
+
+    def refuse(src: Any, dst: Any) -> None:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    result = await _write(tmp_path, "mounted.txt", "new")
+    assert _text(result) == "Successfully wrote to mounted.txt"
+    assert target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mounted.txt"]
 
 
 # --------------------------------------------------------------------------------------------
