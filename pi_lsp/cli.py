@@ -69,6 +69,17 @@ def _build_parser() -> argparse.ArgumentParser:
     prompt.add_argument(
         "--json", action="store_true", help="print the prompt with its spans, sources and tokens"
     )
+    serve = commands.add_parser(
+        "serve",
+        help="run the language server",
+        description="Run the pi-lsp language server (LSP over stdio by default).",
+    )
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    serve.add_argument("--tcp", action="store_true", help="listen on TCP instead (debugging)")
+    serve.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    serve.add_argument("--log-file", default=None, help="also write the server log to this file")
+
     check = commands.add_parser(
         "check",
         help="lint context files, skills and settings",
@@ -83,22 +94,10 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
-    trust = check.add_mutually_exclusive_group()
-    trust.add_argument(
-        "--approve",
-        "-a",
-        dest="approve",
-        action="store_const",
-        const=True,
-        help="lint as if the project were trusted",
-    )
-    trust.add_argument(
-        "--no-approve",
-        "-na",
-        dest="approve",
-        action="store_const",
-        const=False,
-        help="lint as if the project were not trusted",
+    _add_approve_options(
+        check,
+        approve="lint as if the project were trusted",
+        no_approve="lint as if the project were not trusted",
     )
     check.add_argument(
         "--model-window",
@@ -127,26 +126,39 @@ def _run_check_command(opts: argparse.Namespace) -> int:
     return EXIT_FAILED if any(d.severity == "error" for d in diagnostics) else EXIT_OK
 
 
+def _add_approve_options(parser: argparse.ArgumentParser, *, approve: str, no_approve: str) -> None:
+    """``--approve`` / ``--no-approve``: ``opts.approve`` is True, False or None (not given)."""
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument(
+        "--approve", "-a", dest="approve", action="store_const", const=True, help=approve
+    )
+    trust.add_argument(
+        "--no-approve", "-na", dest="approve", action="store_const", const=False, help=no_approve
+    )
+
+
+def _run_serve_command(opts: argparse.Namespace) -> int:
+    import logging
+
+    from pi_lsp.server.server import serve_stdio, serve_tcp
+
+    if opts.log_file:
+        logging.basicConfig(filename=opts.log_file, level=logging.INFO)
+    if opts.tcp:
+        serve_tcp(opts.host, opts.port)
+    else:
+        serve_stdio()
+    return EXIT_OK
+
+
 def _add_resource_options(parser: argparse.ArgumentParser) -> None:
     """The options that say which resources load, with Pi's names and meanings."""
     parser.add_argument("--cwd", type=Path, default=None, help="working directory (default: .)")
     parser.add_argument("--agent-dir", default=None, help="agent dir (default: ~/.pi/agent)")
-    trust = parser.add_mutually_exclusive_group()
-    trust.add_argument(
-        "--approve",
-        "-a",
-        dest="approve",
-        action="store_const",
-        const=True,
-        help="trust the project for this run",
-    )
-    trust.add_argument(
-        "--no-approve",
-        "-na",
-        dest="approve",
-        action="store_const",
-        const=False,
-        help="do not trust the project for this run",
+    _add_approve_options(
+        parser,
+        approve="trust the project for this run",
+        no_approve="do not trust the project for this run",
     )
     parser.add_argument(
         "--no-context-files", "-nc", action="store_true", help="load no AGENTS.md / CLAUDE.md files"
@@ -321,6 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_prompt_command(opts)
         if opts.command == "check":
             return _run_check_command(opts)
+        if opts.command == "serve":
+            return _run_serve_command(opts)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -23,6 +23,7 @@ from pi_lsp.resources.agent_dir import (
 )
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.model import Finding, RelatedLocation, SourceRange
+from pi_lsp.tools.paths import ancestor_dirs
 
 CONTEXT_FILE_NAMES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 
@@ -151,8 +152,7 @@ def _node_resolve(base: str, path: str) -> str:
 def find_git_paths(cwd: str) -> GitPaths | None:
     """Pi's ``findGitPaths``: the first ``.git`` from ``cwd`` upward (a directory, or a file
     ``gitdir: X``); ``None`` when there is none or it does not lead to a ``HEAD``."""
-    directory = cwd
-    while True:
+    for directory in ancestor_dirs(cwd):
         git_path = os.path.join(directory, ".git")
         if os.path.exists(git_path):
             try:
@@ -177,10 +177,7 @@ def find_git_paths(cwd: str) -> GitPaths | None:
                     return GitPaths(directory, git_path, head)
             except OSError:
                 return None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return None
 
 
 def find_worktree_shadow(cwd: str, *, source: FileSource = DISK) -> WorktreeShadow | None:
@@ -241,8 +238,7 @@ def load_context_files(
     shadow = find_worktree_shadow(resolved_cwd, source=source)
     ancestors: list[ContextFile] = []
     suppressed: list[ContextFile] = []
-    directory = resolved_cwd
-    while True:
+    for directory in ancestor_dirs(resolved_cwd):
         found, problems = read_context_file(directory, source=source)
         findings.extend(problems)
         if found is not None:
@@ -252,10 +248,6 @@ def load_context_files(
             elif found.path not in seen:
                 ancestors.append(found)
                 seen.add(found.path)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
     files.extend(reversed(ancestors))
     return ContextFiles(
         tuple(files),

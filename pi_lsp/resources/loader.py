@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from pi_lsp.resources.agent_dir import canonicalize_path, home_dir, resolve_agent_dir, resolve_path
 from pi_lsp.resources.context_files import ContextFiles, load_context_files
@@ -37,6 +37,7 @@ from pi_lsp.resources.templates import (
     load_prompt_templates,
 )
 from pi_lsp.resources.trust import TrustDecision, resolve_project_trust
+from pi_lsp.tools.paths import ancestor_dirs, find_git_root
 from pi_lsp.tools.registry import BUILTIN_TOOLS, DEFAULT_ACTIVE_TOOLS
 
 CONFIG_DIR = ".pi"
@@ -143,31 +144,18 @@ def _unique_skill_roots(roots: Sequence[SkillRoot]) -> list[SkillRoot]:
     return out
 
 
-def _git_root_or_none(start: str) -> str | None:
-    directory = start
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
 def _agents_skill_dirs(cwd: str, home: str) -> list[str]:
     """``.agents/skills`` from cwd upward, stopping after the git root (or at ``/``)."""
     user_level = canonicalize_path(os.path.join(home, ".agents", "skills"))
-    stop = _git_root_or_none(cwd)
+    stop = find_git_root(cwd)
     out: list[str] = []
-    directory = cwd
-    while True:
+    for directory in ancestor_dirs(cwd):
         candidate = os.path.join(directory, ".agents", "skills")
         if os.path.isdir(candidate) and canonicalize_path(candidate) != user_level:
             out.append(candidate)
-        parent = os.path.dirname(directory)
-        if directory == stop or parent == directory:
-            return out
-        directory = parent
+        if directory == stop:
+            break
+    return out
 
 
 def _settings_entries(settings: Settings, key: str, cwd: str, agent_dir: str) -> list[str]:
@@ -185,6 +173,29 @@ def _settings_entries(settings: Settings, key: str, cwd: str, agent_dir: str) ->
     return out
 
 
+_Root = TypeVar("_Root", SkillRoot, TemplateRoot)
+
+
+def _settings_roots(
+    root_type: type[_Root], settings: Settings, key: str, cwd: str, agent_dir: str
+) -> list[_Root]:
+    """The explicit roots a settings file lists under ``key`` (project scope when inside cwd)."""
+    return [
+        root_type(
+            path, "explicit", "project" if path.startswith(cwd) else "user", source="settings"
+        )
+        for path in _settings_entries(settings, key, cwd, agent_dir)
+    ]
+
+
+def _cli_roots(root_type: type[_Root], paths: Sequence[str], cwd: str, home: str) -> list[_Root]:
+    """The explicit roots named on the command line (``--skill``, ``--prompt-template``)."""
+    return [
+        root_type(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
+        for path in paths
+    ]
+
+
 def skill_roots(
     options: LoadOptions, cwd: str, agent_dir: str, home: str, trusted: bool, settings: Settings
 ) -> list[SkillRoot]:
@@ -196,21 +207,13 @@ def skill_roots(
     """
     roots: list[SkillRoot] = []
     if not options.no_skills:
-        roots += [
-            SkillRoot(
-                path, "explicit", "project" if path.startswith(cwd) else "user", source="settings"
-            )
-            for path in _settings_entries(settings, "skills", cwd, agent_dir)
-        ]
+        roots += _settings_roots(SkillRoot, settings, "skills", cwd, agent_dir)
         if trusted:
             roots.append(SkillRoot(os.path.join(cwd, CONFIG_DIR, "skills"), "pi", "project"))
             roots += [SkillRoot(d, "agents", "project") for d in _agents_skill_dirs(cwd, home)]
         roots.append(SkillRoot(os.path.join(agent_dir, "skills"), "pi", "user"))
         roots.append(SkillRoot(os.path.join(home, ".agents", "skills"), "agents", "user"))
-    roots += [
-        SkillRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
-        for path in options.skill_paths
-    ]
+    roots += _cli_roots(SkillRoot, options.skill_paths, cwd, home)
     return _unique_skill_roots(roots)
 
 
@@ -221,19 +224,11 @@ def template_roots(
     (Pi's ``additionalPromptTemplatePaths``, like ``--skill``), so they lose name collisions."""
     roots: list[TemplateRoot] = []
     if not options.no_prompt_templates:
-        roots += [
-            TemplateRoot(
-                path, "explicit", "project" if path.startswith(cwd) else "user", source="settings"
-            )
-            for path in _settings_entries(settings, "prompts", cwd, agent_dir)
-        ]
+        roots += _settings_roots(TemplateRoot, settings, "prompts", cwd, agent_dir)
         if trusted:
             roots.append(TemplateRoot(os.path.join(cwd, CONFIG_DIR, "prompts"), "auto", "project"))
         roots.append(TemplateRoot(os.path.join(agent_dir, "prompts"), "auto", "user"))
-    roots += [
-        TemplateRoot(resolve_path(path, cwd, home), "explicit", "temporary", source="cli")
-        for path in options.prompt_template_paths
-    ]
+    roots += _cli_roots(TemplateRoot, options.prompt_template_paths, cwd, home)
     return _unique_template_roots(roots)
 
 

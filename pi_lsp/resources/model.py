@@ -7,7 +7,7 @@ Positions are 0-based lines and columns counted in code points; a range's end is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 Severity = Literal["error", "warning", "information", "hint"]
 
@@ -76,3 +76,48 @@ class Finding:
         if self.related:
             out["related"] = [{**r.where.to_json(), "message": r.message} for r in self.related]
         return out
+
+
+class NamedResource(Protocol):
+    """A loaded resource that name collisions are reported for (a skill, a prompt template)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def file_path(self) -> str: ...
+
+    @property
+    def location(self) -> SourceRange: ...
+
+
+def name_collision_finding(
+    loser: NamedResource,
+    winner: NamedResource,
+    *,
+    resource_type: str,
+    rule: str,
+    message: str,
+    related: str,
+    pi_name: str,
+) -> Finding:
+    """The warning for ``loser``, ignored because ``winner`` already took its name.
+
+    ``related`` describes the winner; ``pi_name`` is the name as Pi prints it in its own
+    ``name "…" collision`` message.
+    """
+    details = {
+        "resourceType": resource_type,
+        "name": loser.name,
+        "winnerPath": winner.file_path,
+        "loserPath": loser.file_path,
+    }
+    return Finding(
+        loser.location,
+        "warning",
+        rule,
+        message,
+        related=(RelatedLocation(winner.location, related),),
+        pi_message=f'name "{pi_name}" collision',
+        data={"piType": "collision", "collision": details, **details},
+    )

@@ -549,6 +549,12 @@ def deep_merge(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[st
     return result
 
 
+def json_error_range(path: str, text: str, lines: LineIndex, error: JsonSyntaxError) -> SourceRange:
+    """Where ``JSON.parse`` failed in ``text``: the offending character (empty at the end)."""
+    line, column = lines.position(error.offset)
+    return SourceRange.line(path, line, column, column + (1 if error.offset < len(text) else 0))
+
+
 def _finding(where: SourceRange, rule: str, message: str, pi_text: str | None) -> Finding:
     """A warning (Pi goes on with ``{}``); ``pi_text`` is the error text in Pi's stderr line."""
     pi_message = None
@@ -582,11 +588,12 @@ def read_settings_file(
     try:
         document = parse_json_document(text)
     except JsonSyntaxError as error:
-        line, column = lines.position(error.offset)
+        where = json_error_range(path, text, lines, error)
         finding = _finding(
-            SourceRange(path, line, column, line, column + (1 if error.offset < len(text) else 0)),
+            where,
             "settings-invalid-json",
-            f"Invalid JSON in {scope} settings file at line {line + 1}, column {column + 1}: "
+            f"Invalid JSON in {scope} settings file at line {where.start_line + 1}, "
+            f"column {where.start_column + 1}: "
             f"{error.message}; the file is ignored",
             error.message,
         )

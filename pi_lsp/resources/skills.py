@@ -20,8 +20,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pi_lsp.resources.agent_dir import canonicalize_path
 from pi_lsp.resources.file_source import DISK, FileSource
-from pi_lsp.resources.model import Finding, RelatedLocation, SourceRange
+from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding
 from pi_lsp.resources.skill_discovery import ScanMode, SkillCandidate, discover_skill_files
 from pi_lsp.resources.skill_files import SkillFile, read_skill_file
 
@@ -243,12 +244,12 @@ class _Loader:
         if os.path.isdir(path):
             self._load_folder(root, path, "agents" if root.mode == "agents" else "pi")
         elif path.endswith(".md") and self.file_source.is_file(path):
-            self._load_file(root, SkillCandidate(path, _real_path(path)))
+            self._load_file(root, SkillCandidate(path, canonicalize_path(path)))
 
     def _load_explicit(self, root: SkillRoot, path: str) -> None:
         if self.file_source.is_file(path):
             if path.endswith(".md"):
-                self._load_file(root, SkillCandidate(path, _real_path(path)))
+                self._load_file(root, SkillCandidate(path, canonicalize_path(path)))
             else:
                 self._path_warning(
                     path,
@@ -336,26 +337,13 @@ class _Loader:
 
 
 def _collision(loser: Skill, winner: Skill) -> Finding:
-    details = {
-        "resourceType": "skill",
-        "name": loser.name,
-        "winnerPath": winner.file_path,
-        "loserPath": loser.file_path,
-    }
-    return Finding(
-        loser.location,
-        "warning",
-        "skill-name-collision",
-        f'A skill named "{loser.name}" was already loaded from {winner.file_path}; this one is '
-        "ignored.",
-        related=(RelatedLocation(winner.location, f'the skill "{winner.name}" that is used'),),
-        pi_message=f'name "{loser.name}" collision',
-        data={"piType": "collision", "collision": details, **details},
+    return name_collision_finding(
+        loser,
+        winner,
+        resource_type="skill",
+        rule="skill-name-collision",
+        message=f'A skill named "{loser.name}" was already loaded from {winner.file_path}; this '
+        "one is ignored.",
+        related=f'the skill "{winner.name}" that is used',
+        pi_name=loser.name,
     )
-
-
-def _real_path(path: str) -> str:
-    try:
-        return os.path.realpath(path, strict=True)
-    except OSError:
-        return path

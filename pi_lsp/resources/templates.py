@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pi_lsp.resources.agent_dir import node_error_text
+from pi_lsp.resources.agent_dir import canonicalize_path, node_error_text
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.frontmatter import FrontmatterError, parse_frontmatter
 from pi_lsp.resources.js_text import JS_WHITESPACE, is_js_space, js_trim, utf16_len, utf16_prefix
-from pi_lsp.resources.model import Finding, RelatedLocation, SourceRange
+from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding
 from pi_lsp.resources.resource_walk import PiIgnoreRules, list_directory
 from pi_lsp.resources.skills import Skill
 from pi_lsp.resources.yaml_core import js_key
@@ -142,7 +142,7 @@ def load_prompt_templates(
     seen: set[str] = set()
     for root in roots:
         for path in _template_files(root, file_source, problems):
-            real = _real_path(path)
+            real = canonicalize_path(path)
             if real in seen:
                 continue
             seen.add(real)
@@ -295,29 +295,16 @@ def _js_truthy(value: Any) -> bool:
 
 
 def _collision(loser: PromptTemplate, winner: PromptTemplate) -> Finding:
-    details = {
-        "resourceType": "prompt",
-        "name": loser.name,
-        "winnerPath": winner.file_path,
-        "loserPath": loser.file_path,
-    }
-    return Finding(
-        loser.location,
-        "warning",
-        "template-name-collision",
-        f'A prompt template "/{loser.name}" was already loaded from {winner.file_path}; this '
-        "one is ignored.",
-        related=(RelatedLocation(winner.location, f'the template "/{winner.name}" that is used'),),
-        pi_message=f'name "/{loser.name}" collision',
-        data={"piType": "collision", "collision": details, **details},
+    return name_collision_finding(
+        loser,
+        winner,
+        resource_type="prompt",
+        rule="template-name-collision",
+        message=f'A prompt template "/{loser.name}" was already loaded from {winner.file_path}; '
+        "this one is ignored.",
+        related=f'the template "/{winner.name}" that is used',
+        pi_name=f"/{loser.name}",
     )
-
-
-def _real_path(path: str) -> str:
-    try:
-        return os.path.realpath(path, strict=True)
-    except OSError:
-        return path
 
 
 # --- expansion ----------------------------------------------------------------------------------

@@ -39,9 +39,11 @@ from pi_lsp.resources.settings import (
     DefaultProjectTrust,
     JsonSyntaxError,
     global_settings_path,
+    json_error_range,
     parse_json_document,
     read_settings_file,
 )
+from pi_lsp.tools.paths import ancestor_dirs
 
 TRUST_FILE_NAME = "trust.json"
 LOCK_SUFFIX = ".lock"
@@ -97,14 +99,11 @@ def trust_requirements(cwd: str, home: str | None = None) -> tuple[TrustRequirem
         path = os.path.join(config_dir, entry)
         if os.path.exists(path):
             found.append(TrustRequirement(path, "pi-config"))
-    while True:
-        skills = os.path.join(current, ".agents", "skills")
+    for directory in ancestor_dirs(current):
+        skills = os.path.join(directory, ".agents", "skills")
         if skills != user_skills and os.path.exists(skills):
             found.append(TrustRequirement(skills, "agents-skills"))
-        parent = os.path.dirname(current)
-        if parent == current:
-            return tuple(found)
-        current = parent
+    return tuple(found)
 
 
 def requires_trust(cwd: str, home: str | None = None) -> bool:
@@ -141,15 +140,11 @@ class TrustStore:
 
     def lookup(self, cwd: str) -> TrustEntry | None:
         """The nearest entry with a boolean, walking from canonical ``cwd`` up to the root."""
-        current = canonicalize_path(resolve_path(cwd))
-        while True:
-            entry = self.entries.get(current)
+        for directory in ancestor_dirs(canonicalize_path(resolve_path(cwd))):
+            entry = self.entries.get(directory)
             if entry is not None and entry.decision is not None:
                 return entry
-            parent = os.path.dirname(current)
-            if parent == current:
-                return None
-            current = parent
+        return None
 
 
 class TrustStoreError(Exception):
@@ -259,13 +254,12 @@ def _parse_store(store_path: str, raw: bytes) -> TrustStore:
     try:
         document = parse_json_document(text)
     except JsonSyntaxError as error:
-        line, column = lines.position(error.offset)
-        width = 1 if error.offset < len(text) else 0
+        where = json_error_range(store_path, text, lines, error)
         finding = _store_finding(
-            SourceRange(store_path, line, column, line, column + width),
+            where,
             "trust-store-invalid-json",
-            f"Trust store is not valid JSON (line {line + 1}, column {column + 1}): "
-            f"{error.message}",
+            f"Trust store is not valid JSON (line {where.start_line + 1}, "
+            f"column {where.start_column + 1}): {error.message}",
             f"Failed to read trust store {store_path}: {error.message}",
         )
         return TrustStore(store_path, True, False, MappingProxyType({}), (finding,))

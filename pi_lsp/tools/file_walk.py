@@ -31,6 +31,7 @@ from pi_lsp.tools.ignore_rules import (
     git_global_excludes_path,
     load_ignore_file,
 )
+from pi_lsp.tools.paths import ancestor_dirs, find_git_root
 
 FD_IGNORE = b".fdignore"
 DOT_IGNORE = b".ignore"
@@ -142,14 +143,7 @@ class FdWalk:
 
     def _ancestor_chains(self) -> _RuleChains:
         chains = _RuleChains()
-        ancestors = []
-        current = os.path.dirname(self.root)
-        while True:
-            ancestors.append(current)
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
+        ancestors = list(ancestor_dirs(os.path.dirname(self.root)))
         for directory in reversed(ancestors):
             names = {name for name in _RULE_FILES if os.path.lexists(os.path.join(directory, name))}
             chains = chains.below(self._dir_rules(directory, names))
@@ -237,11 +231,4 @@ def _is_file(path: Path) -> bool:
 
 def inside_git_repository(path: str) -> bool:
     """Whether ``path`` or one of its ancestors holds a ``.git`` entry (Pi's fd switch)."""
-    current = os.path.abspath(path)
-    while True:
-        if os.path.lexists(os.path.join(current, ".git")):
-            return True
-        parent = os.path.dirname(current)
-        if parent == current:
-            return False
-        current = parent
+    return find_git_root(os.path.abspath(path), follow_symlinks=False) is not None

@@ -30,7 +30,7 @@ from pi_lsp.tools.glob_regex import (
     parse_glob,
 )
 from pi_lsp.tools.js_format import as_js_number, js_number
-from pi_lsp.tools.listing import BYTE_LIMIT_NOTICE, append_notices, cap_output, details_or_none
+from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.paths import resolve_to_cwd
 
 DEFAULT_LIMIT = 1000
@@ -180,19 +180,14 @@ async def _finish(task: asyncio.Future[list[str]]) -> list[str]:
 
 
 def _result(found: list[str], limit: float) -> ToolResult:
-    truncation = cap_output("\n".join(found))
-    notices = []
-    details: dict[str, Any] = {}
+    limit_notes: list[Note] = []
     if len(found) >= limit:
-        notices.append(
+        notice = (
             f"{js_number(limit)} results limit reached. "
             f"Use limit={js_number(limit * 2)} for more, or refine pattern"
         )
-        details["resultLimitReached"] = as_js_number(limit)
-    if truncation.truncated:
-        notices.append(BYTE_LIMIT_NOTICE)
-        details["truncation"] = truncation.to_json()
-    return ToolResult.text(append_notices(truncation.content, notices), details_or_none(details))
+        limit_notes.append((notice, "resultLimitReached", as_js_number(limit)))
+    return capped_result(found, before=limit_notes)
 
 
 TOOL = FindTool()

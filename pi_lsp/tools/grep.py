@@ -20,7 +20,7 @@ from typing import Any
 
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.js_format import as_js_number, js_number
-from pi_lsp.tools.listing import BYTE_LIMIT_NOTICE, append_notices, cap_output, details_or_none
+from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.node_errors import read_regular_file
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.ripgrep import find_ripgrep
@@ -318,23 +318,18 @@ def _strip_record_line(text: str) -> str:
 
 
 def _result(lines: list[str], search: _Search, lines_truncated: bool) -> ToolResult:
-    truncation = cap_output("\n".join(lines))
-    notices = []
-    details: dict[str, Any] = {}
+    limit_notes: list[Note] = []
     if search.limit_reached:
         limit = search.limit
-        notices.append(
+        notice = (
             f"{js_number(limit)} matches limit reached. "
             f"Use limit={js_number(limit * 2)} for more, or refine pattern"
         )
-        details["matchLimitReached"] = as_js_number(limit)
-    if truncation.truncated:
-        notices.append(BYTE_LIMIT_NOTICE)
-        details["truncation"] = truncation.to_json()
+        limit_notes.append((notice, "matchLimitReached", as_js_number(limit)))
+    line_notes: list[Note] = []
     if lines_truncated:
-        notices.append(LINES_TRUNCATED_NOTICE)
-        details["linesTruncated"] = True
-    return ToolResult.text(append_notices(truncation.content, notices), details_or_none(details))
+        line_notes.append((LINES_TRUNCATED_NOTICE, "linesTruncated", True))
+    return capped_result(lines, before=limit_notes, after=line_notes)
 
 
 TOOL = GrepTool()

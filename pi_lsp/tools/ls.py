@@ -15,7 +15,7 @@ from typing import Any
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.collation import locale_compare_key
 from pi_lsp.tools.js_format import as_js_number, js_number
-from pi_lsp.tools.listing import BYTE_LIMIT_NOTICE, append_notices, cap_output, details_or_none
+from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.node_errors import node_error_message
 from pi_lsp.tools.paths import resolve_to_cwd
 
@@ -105,18 +105,13 @@ def _suffix(path: str) -> str | None:
 
 
 def _result(shown: list[str], limit: float, limit_reached: bool) -> ToolResult:
-    truncation = cap_output("\n".join(shown))
-    notices = []
-    details: dict[str, Any] = {}
+    limit_notes: list[Note] = []
     if limit_reached:
-        notices.append(
+        notice = (
             f"{js_number(limit)} entries limit reached. Use limit={js_number(limit * 2)} for more"
         )
-        details["entryLimitReached"] = as_js_number(limit)
-    if truncation.truncated:
-        notices.append(BYTE_LIMIT_NOTICE)
-        details["truncation"] = truncation.to_json()
-    return ToolResult.text(append_notices(truncation.content, notices), details_or_none(details))
+        limit_notes.append((notice, "entryLimitReached", as_js_number(limit)))
+    return capped_result(shown, before=limit_notes)
 
 
 TOOL = LsTool()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
+from typing import AnyStr
 from urllib.parse import unquote, urlparse
 
 # Spaces a model (or a macOS screenshot name) may put where the file system has a plain space.
@@ -53,3 +55,26 @@ def resolve_read_path(path: str, cwd: str | os.PathLike[str]) -> str:
         if candidate != resolved and os.path.lexists(candidate):
             return candidate
     return resolved
+
+
+def ancestor_dirs(start: AnyStr) -> Iterator[AnyStr]:
+    """``start``, then each parent directory of it, up to the file-system root (no I/O)."""
+    directory = start
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+
+
+def find_git_root(start: str, *, follow_symlinks: bool = True) -> str | None:
+    """The nearest of ``start`` and its ancestors that holds a ``.git`` entry, else ``None``.
+
+    With ``follow_symlinks`` false a ``.git`` symbolic link counts even when it is broken.
+    """
+    exists = os.path.exists if follow_symlinks else os.path.lexists
+    for directory in ancestor_dirs(start):
+        if exists(os.path.join(directory, ".git")):
+            return directory
+    return None

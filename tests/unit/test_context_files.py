@@ -18,15 +18,7 @@ from pi_lsp.resources.context_files import (
 )
 from pi_lsp.resources.file_source import DiskFileSource, OverlayFileSource
 from tests.shared_data import CONFORMANCE
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.unit.helpers import write
 
 
 def loaded(cwd: Path, agent: Path) -> list[str]:

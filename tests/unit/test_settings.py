@@ -18,15 +18,7 @@ from pi_lsp.resources.settings import (
     parse_json_document,
     read_settings_file,
 )
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.unit.helpers import write
 
 
 @pytest.fixture

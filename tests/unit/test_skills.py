@@ -30,15 +30,10 @@ from pi_lsp.resources.templates import (
 )
 from tests.conformance.harness import build_case, case_dir
 from tests.shared_data import SHARED
+from tests.unit.helpers import write
 
 PI_FIXTURES = SHARED / "fixtures" / "pi"
 CORPUS = SHARED / "corpus"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def skill_md(name: str | None, description: str | None = "Does things.", extra: str = "") -> str:

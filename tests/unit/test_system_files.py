@@ -12,15 +12,7 @@ import pytest
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.system_files import load_system_prompts
 from tests.shared_data import CONFORMANCE
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.unit.helpers import write
 
 
 @pytest.fixture

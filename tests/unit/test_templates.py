@@ -18,13 +18,7 @@ from pi_lsp.resources.templates import (
     parse_skill_block,
     substitute_args,
 )
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
+from tests.unit.helpers import write
 
 # --- parseCommandArgs ----------------------------------------------------------------------------
 
