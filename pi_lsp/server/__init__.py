@@ -1,0 +1,1 @@
+"""LSP adapter (pygls): the only package that imports pygls or lsprotocol."""

@@ -1,0 +1,214 @@
+"""The language server: pygls handlers that adapt the engine; no business logic lives here.
+
+Diagnostics are published for every file a finding names — open or not — after a short
+debounce, and cleared when the problem goes away. Hover on a context file shows the resolved
+instruction order; ``pi/systemPrompt`` returns the prompt document for a working directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from pi_lsp import __version__
+from pi_lsp.lint.engine import Diagnostic
+from pi_lsp.prompt.assemble import build_prompt
+from pi_lsp.prompt.tokens import count_tokens
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
+from pi_lsp.resources.model import SourceRange
+from pi_lsp.server.state import ServerSettings, WorkspaceState
+
+log = logging.getLogger(__name__)
+
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def path_of(uri: str) -> str:
+    return os.path.abspath(unquote(urlparse(uri).path))
+
+
+def uri_of(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).as_uri()
+
+
+def _utf16_column(line_text: str, column: int) -> int:
+    prefix = line_text[:column]
+    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
+
+
+class PiLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("pi-lsp", __version__)
+        self.state = WorkspaceState(root=os.getcwd())
+        self._pending: asyncio.TimerHandle | None = None
+
+    # --- positions --------------------------------------------------------------------------
+
+    def lsp_range(self, where: SourceRange) -> types.Range:
+        lines = (self.state.text_of(where.path) or "").split("\n")
+
+        def position(line: int, column: int) -> types.Position:
+            text = lines[line] if 0 <= line < len(lines) else ""
+            return types.Position(line=max(line, 0), character=_utf16_column(text, column))
+
+        return types.Range(
+            start=position(where.start_line, where.start_column),
+            end=position(where.end_line, where.end_column),
+        )
+
+    def lsp_diagnostic(self, diagnostic: Diagnostic) -> types.Diagnostic:
+        finding = diagnostic.finding
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri_of(r.where.path), range=self.lsp_range(r.where)),
+                message=r.message,
+            )
+            for r in finding.related
+        ]
+        return types.Diagnostic(
+            range=self.lsp_range(finding.where),
+            severity=SEVERITY[diagnostic.severity],
+            code=diagnostic.rule.code,
+            source="pi-lsp",
+            message=f"{finding.message} [{diagnostic.rule.name}]",
+            related_information=related or None,
+        )
+
+    # --- publishing -------------------------------------------------------------------------
+
+    def schedule_lint(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._pending is not None:
+            self._pending.cancel()
+        delay = self.state.settings.debounce_ms / 1000
+        self._pending = loop.call_later(delay, self.publish_all)
+
+    def publish_all(self) -> None:
+        self._pending = None
+        try:
+            by_path = self.state.lint()
+        except Exception:  # one bad file must never take the server down
+            log.exception("lint failed")
+            self.window_log_message(
+                types.LogMessageParams(types.MessageType.Error, "pi-lsp: lint failed; see the log")
+            )
+            return
+        for path in set(by_path) | self.state.published:
+            version = self.state.buffers.get(path, (None, ""))[0]
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=uri_of(path),
+                    version=version,
+                    diagnostics=[self.lsp_diagnostic(d) for d in by_path.get(path, [])],
+                )
+            )
+        self.state.published = set(by_path)
+
+    # --- hover ------------------------------------------------------------------------------
+
+    def hover_text(self, path: str) -> str | None:
+        if os.path.basename(path) not in CONTEXT_FILE_NAMES:
+            return None
+        cwd = self.state.cwd_for(path)
+        resources = self.state.snapshot(cwd)
+        files = resources.context_files.files
+        prompt_tokens = build_prompt(resources).tokens
+        lines = [f"**Instruction order for `{resources.cwd}`** (as Pi builds the prompt)", ""]
+        for index, file in enumerate(files, 1):
+            tokens = count_tokens(file.content)
+            share = tokens / prompt_tokens if prompt_tokens else 0
+            mark = "**" if file.path == path else ""
+            here = " ← this file" if file.path == path else ""
+            lines.append(
+                f"{index}. {mark}`{file.path}`{mark}{here} — {tokens} tokens "
+                f"({share:.0%} of the prompt)"
+            )
+        loaded = next((f for f in files if f.path == path), None)
+        if loaded is None:
+            winner = next((f for f in files if path in f.shadows), None)
+            lines += ["", f"Pi does not read this file: `{winner.path if winner else '?'}` wins."]
+        elif loaded.shadows:
+            shadowed = ", ".join(f"`{os.path.basename(s)}`" for s in loaded.shadows)
+            lines += ["", f"Shadows {shadowed} in the same folder (Pi never reads them)."]
+        return "\n".join(lines)
+
+
+def create_server() -> PiLanguageServer:
+    server = PiLanguageServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: PiLanguageServer, params: types.InitializeParams) -> None:
+        root = params.root_uri and path_of(params.root_uri)
+        if params.workspace_folders:
+            root = path_of(params.workspace_folders[0].uri)
+        if root:
+            ls.state.root = root
+        settings, problems = ServerSettings.from_options(params.initialization_options)
+        ls.state.settings = settings
+        for problem in problems:
+            ls.window_log_message(types.LogMessageParams(types.MessageType.Warning, problem))
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
+        ls.schedule_lint()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        doc = params.text_document
+        ls.state.buffers[path_of(doc.uri)] = (doc.version, doc.text)
+        ls.schedule_lint()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: PiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        doc = ls.workspace.get_text_document(params.text_document.uri)
+        ls.state.buffers[path_of(doc.uri)] = (params.text_document.version, doc.source)
+        ls.schedule_lint()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.state.buffers.pop(path_of(params.text_document.uri), None)
+        ls.schedule_lint()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: PiLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.schedule_lint()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: PiLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.schedule_lint()
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        text = ls.hover_text(path_of(params.text_document.uri))
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+    @server.feature("pi/systemPrompt")
+    def system_prompt(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        cwd = getattr(params, "cwd", None) or ls.state.root
+        resources = ls.state.snapshot(os.path.abspath(cwd))
+        return build_prompt(resources).to_json()
+
+    return server
+
+
+def serve_stdio() -> None:
+    create_server().start_io()
+
+
+def serve_tcp(host: str, port: int) -> None:
+    create_server().start_tcp(host, port)

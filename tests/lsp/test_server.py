@@ -1,0 +1,167 @@
+"""The language server over stdio, driven by pytest-lsp as an editor would drive it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+WAIT = 20.0  # seconds
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("home", "agent", "ws/pkg"):
+        (tmp_path / name).mkdir(parents=True)
+    (tmp_path / "ws" / "AGENTS.md").write_text("# Tools\n\n- Use npm to install packages.\n")
+    (tmp_path / "ws" / "pkg" / "AGENTS.md").write_text("# Tools\n\n- Always use pnpm.\n")
+    return tmp_path
+
+
+def _config(tmp: Path) -> ClientServerConfig:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
+    return ClientServerConfig(
+        server_command=[sys.executable, "-m", "pi_lsp", "serve"], server_env=env
+    )
+
+
+async def _start(tmp: Path, client_name: str = "visual-studio-code") -> LanguageClient:
+    client = await _config(tmp).start()
+    assert isinstance(client, LanguageClient)
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(client_name),
+            root_uri=(tmp / "ws").as_uri(),
+            initialization_options={"agentDir": str(tmp / "agent"), "debounceMs": 5},
+        )
+    )
+    return client
+
+
+async def _next(client: LanguageClient, method: str) -> None:
+    """Wait for one notification, but never forever (pytest-lsp's wait has no timeout)."""
+    await asyncio.wait_for(client.wait_for_notification(method), WAIT)
+
+
+async def _diagnostics_for(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
+    uri = path.as_uri()
+    while uri not in client.diagnostics:
+        await _next(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics[uri])
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code", "neovim"])
+async def test_conflict_appears_without_opening_anything(workspace: Path, client_name: str) -> None:
+    client = await _start(workspace, client_name)
+    try:
+        pkg = workspace / "ws" / "pkg" / "AGENTS.md"
+        [diagnostic] = await _diagnostics_for(client, pkg)
+        assert diagnostic.code == "PI101"
+        assert diagnostic.severity == types.DiagnosticSeverity.Warning
+        assert diagnostic.range.start == types.Position(line=2, character=2)
+        assert diagnostic.related_information
+        assert (
+            diagnostic.related_information[0].location.uri
+            == (workspace / "ws" / "AGENTS.md").as_uri()
+        )
+    finally:
+        await client.shutdown_session()
+
+
+async def test_unsaved_edit_clears_and_brings_back_the_warning(workspace: Path) -> None:
+    client = await _start(workspace)
+    try:
+        pkg = workspace / "ws" / "pkg" / "AGENTS.md"
+        await _diagnostics_for(client, pkg)
+        uri = pkg.as_uri()
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri, "markdown", 1, pkg.read_text())
+            )
+        )
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                [types.TextDocumentContentChangeWholeDocument(text="# Tools\n\n- Use npm too.\n")],
+            )
+        )
+        while client.diagnostics.get(uri):
+            await _next(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        assert not client.diagnostics[uri]
+        assert pkg.read_text() == "# Tools\n\n- Always use pnpm.\n"  # nothing written
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+                [types.TextDocumentContentChangeWholeDocument(text="- Use yarn only.\n")],
+            )
+        )
+        while not client.diagnostics.get(uri):
+            await _next(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        assert client.diagnostics[uri][0].range.start.line == 0
+    finally:
+        await client.shutdown_session()
+
+
+async def test_hover_shows_the_resolved_order(workspace: Path) -> None:
+    client = await _start(workspace)
+    try:
+        pkg = workspace / "ws" / "pkg" / "AGENTS.md"
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(pkg.as_uri()), types.Position(0, 0))
+        )
+        assert hover is not None
+        text = hover.contents.value  # type: ignore[union-attr]
+        root_line = f"1. `{workspace / 'ws' / 'AGENTS.md'}`"
+        assert root_line in text
+        assert f"2. **`{pkg}`** ← this file" in text
+    finally:
+        await client.shutdown_session()
+
+
+async def test_system_prompt_request(workspace: Path) -> None:
+    client = await _start(workspace)
+    try:
+        result = await client.protocol.send_request_async(
+            "pi/systemPrompt", {"cwd": str(workspace / "ws" / "pkg")}
+        )
+        assert result.text.endswith(f"Current working directory: {workspace / 'ws' / 'pkg'}")
+        kinds = [span.kind for span in result.spans]
+        assert kinds.count("context-file") == 2
+    finally:
+        await client.shutdown_session()
+
+
+async def test_bad_settings_do_not_fail_initialize(workspace: Path) -> None:
+    client = await _config(workspace).start()
+    try:
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                root_uri=(workspace / "ws").as_uri(),
+                initialization_options={"modelWindow": "huge", "debounceMs": -3},
+            )
+        )
+        assert result.server_info is not None
+        assert result.server_info.name == "pi-lsp"
+        while not client.log_messages:
+            await _next(client, types.WINDOW_LOG_MESSAGE)
+        messages = [m.message for m in client.log_messages]
+        assert any("modelWindow" in m for m in messages)
+    finally:
+        await client.shutdown_session()
+
+
+async def test_a_binary_agents_file_does_not_take_the_server_down(workspace: Path) -> None:
+    (workspace / "ws" / "pkg" / "AGENTS.md").write_bytes(b"\x00\xff\xfe\x89PNG\r\n")
+    client = await _start(workspace)
+    try:
+        diagnostics = await _diagnostics_for(client, workspace / "ws" / "pkg" / "AGENTS.md")
+        assert any(d.code == "PI502" for d in diagnostics)
+    finally:
+        await client.shutdown_session()
