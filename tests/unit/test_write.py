@@ -305,10 +305,8 @@ async def test_named_pipe_without_reader_fails_instead_of_hanging(tmp_path: Path
 
 async def test_device_node_is_written_not_replaced(tmp_path: Path) -> None:
     null = tmp_path / "null"
-    try:
-        os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # like /dev/null
-    except (PermissionError, OSError) as exc:
-        pytest.skip(f"cannot create a device node here: {exc}")
+    # the test suite runs as root (CI and these machines), which may create device nodes
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # like /dev/null
     result = await _write(tmp_path, "null", "discarded")
     assert _text(result) == "Successfully wrote to null"
     assert stat.S_ISCHR(null.stat().st_mode)
