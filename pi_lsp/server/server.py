@@ -54,6 +54,7 @@ class PiLanguageServer(LanguageServer):
         super().__init__("pi-lsp", __version__)
         self.state = WorkspaceState(root=os.getcwd())
         self._pending: asyncio.TimerHandle | None = None
+        self._prompts: dict[str, str] = {}  # cwd -> last prompt text announced
 
     # --- positions --------------------------------------------------------------------------
 
@@ -116,6 +117,18 @@ class PiLanguageServer(LanguageServer):
                 )
             )
         self.state.published = set(by_path)
+        self.notify_prompt_changes()
+
+    def notify_prompt_changes(self) -> None:
+        """Tell the client which working directories now get a different system prompt."""
+        changed = []
+        for cwd, resources in self.state.snapshots.items():
+            text = build_prompt(resources).text
+            if self._prompts.get(cwd) != text:
+                self._prompts[cwd] = text
+                changed.append(cwd)
+        if changed:
+            self.protocol.notify("pi/systemPromptChanged", {"cwds": sorted(changed)})
 
     # --- hover ------------------------------------------------------------------------------
 
@@ -144,6 +157,48 @@ class PiLanguageServer(LanguageServer):
             shadowed = ", ".join(f"`{os.path.basename(s)}`" for s in loaded.shadows)
             lines += ["", f"Shadows {shadowed} in the same folder (Pi never reads them)."]
         return "\n".join(lines)
+
+    # --- symbols and lenses -----------------------------------------------------------------
+
+    def heading_symbols(self, path: str) -> list[types.DocumentSymbol]:
+        from markdown_it import MarkdownIt
+
+        text = self.state.text_of(path) or ""
+        tokens = MarkdownIt("commonmark").parse(text)
+        symbols = []
+        for index, token in enumerate(tokens):
+            if token.type != "heading_open" or token.map is None:
+                continue
+            title = tokens[index + 1].content if index + 1 < len(tokens) else ""
+            line = token.map[0]
+            width = len(text.split("\n")[line].encode("utf-16-le")) // 2
+            where = types.Range(types.Position(line, 0), types.Position(line, width))
+            symbols.append(
+                types.DocumentSymbol(
+                    name=title or token.markup,
+                    kind=types.SymbolKind.String,
+                    range=where,
+                    selection_range=where,
+                    detail=token.tag,
+                )
+            )
+        return symbols
+
+    def place_in_prompt(self, path: str) -> str | None:
+        """``"3rd of 5 in the prompt · 412 tokens"`` for a context file that loads."""
+        if os.path.basename(path) not in CONTEXT_FILE_NAMES:
+            return None
+        files = self.state.snapshot(self.state.cwd_for(path)).context_files.files
+        for index, file in enumerate(files, 1):
+            if file.path == path:
+                tokens = count_tokens(file.content)
+                return f"{_ordinal(index)} of {len(files)} in the prompt · {tokens} tokens"
+        return "not read by Pi (shadowed in this folder)"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def create_server() -> PiLanguageServer:
@@ -196,6 +251,20 @@ def create_server() -> PiLanguageServer:
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(
+        ls: PiLanguageServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol]:
+        return ls.heading_symbols(path_of(params.text_document.uri))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(ls: PiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        title = ls.place_in_prompt(path_of(params.text_document.uri))
+        if title is None:
+            return []
+        where = types.Range(types.Position(0, 0), types.Position(0, 0))
+        return [types.CodeLens(range=where, command=types.Command(title=title, command=""))]
 
     @server.feature("pi/systemPrompt")
     def system_prompt(ls: PiLanguageServer, params: Any) -> dict[str, Any]:

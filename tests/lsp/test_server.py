@@ -165,3 +165,33 @@ async def test_a_binary_agents_file_does_not_take_the_server_down(workspace: Pat
         assert any(d.code == "PI502" for d in diagnostics)
     finally:
         await client.shutdown_session()
+
+
+async def test_symbols_code_lens_and_prompt_changed(workspace: Path) -> None:
+    client = await _start(workspace)
+    try:
+        pkg = workspace / "ws" / "pkg" / "AGENTS.md"
+        document = types.TextDocumentIdentifier(pkg.as_uri())
+        symbols = await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(document)
+        )
+        assert [s.name for s in symbols or []] == ["Tools"]  # type: ignore[union-attr]
+        lenses = await client.text_document_code_lens_async(types.CodeLensParams(document))
+        assert lenses is not None
+        assert lenses[0].command is not None
+        assert lenses[0].command.title.startswith("2nd of 2 in the prompt · ")
+        # the first lint announces every working directory's prompt; an edit announces again
+        await _diagnostics_for(client, pkg)
+        announcement = asyncio.ensure_future(client.wait_for_notification("pi/systemPromptChanged"))
+        await asyncio.sleep(0)
+        pkg.write_text("- Use npm.\n")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                [types.FileEvent(uri=pkg.as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        params = await asyncio.wait_for(announcement, WAIT)
+        assert str(workspace / "ws" / "pkg") in list(params.cwds)
+        assert str(workspace / "ws") not in list(params.cwds)  # its prompt did not change
+    finally:
+        await client.shutdown_session()
