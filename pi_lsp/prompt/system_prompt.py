@@ -157,6 +157,17 @@ def _escape_xml(value: str) -> str:
     )
 
 
+def build_skill_entry(name: str, description: str, file_path: str) -> str:
+    """One skill's entry in ``<available_skills>`` (without the final newline)."""
+    return (
+        "  <skill>\n"
+        f"    <name>{_escape_xml(name)}</name>\n"
+        f"    <description>{_escape_xml(description)}</description>\n"
+        f"    <location>{_escape_xml(file_path)}</location>\n"
+        "  </skill>"
+    )
+
+
 def _write_project_context(out: _Writer, files: Sequence[PromptContextFile]) -> None:
     if not files:
         return
@@ -182,13 +193,7 @@ def _write_skills(out: _Writer, skills: Sequence[PromptSkill], reader: str | Non
         return
     out.add(f"\n\n{default_text.skills_preamble(reader)}\n\n<available_skills>\n", "skills")
     for skill in visible:
-        entry = (
-            "  <skill>\n"
-            f"    <name>{_escape_xml(skill.name)}</name>\n"
-            f"    <description>{_escape_xml(skill.description)}</description>\n"
-            f"    <location>{_escape_xml(skill.file_path)}</location>\n"
-            "  </skill>\n"
-        )
+        entry = build_skill_entry(skill.name, skill.description, skill.file_path) + "\n"
         out.add(entry, "skill", skill.source or SourceRange(skill.file_path), label=skill.name)
     out.add("</available_skills>", "skills")
 

@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pi_lsp import __version__
 from pi_lsp.lint.engine import Diagnostic
 from pi_lsp.prompt.assemble import build_prompt
+from pi_lsp.prompt.system_prompt import build_skill_entry
 from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.model import SourceRange
@@ -132,7 +133,35 @@ class PiLanguageServer(LanguageServer):
 
     # --- hover ------------------------------------------------------------------------------
 
+    def skill_hover_text(self, path: str) -> str | None:
+        """How a skill file appears to the model, and whether another skill beats it."""
+        resources = self.state.snapshot(self.state.root)
+        skill = next((s for s in resources.skills if s.file_path == path), None)
+        beaten_by = next(
+            (
+                f.data.get("winnerPath")
+                for f in resources.findings
+                if f.rule == "skill-name-collision" and f.data.get("loserPath") == path
+            ),
+            None,
+        )
+        if skill is None and beaten_by is None:
+            return None
+        if skill is None:
+            return f"Pi does not load this skill: a skill of the same name in `{beaten_by}` wins."
+        entry = build_skill_entry(skill.name, skill.description, skill.file_path)
+        lines = [f"**Skill `{skill.name}`** as the model sees it:", "", "```xml", entry, "```"]
+        if not skill.visible:
+            lines += [
+                "",
+                "Hidden from the model (`disable-model-invocation: true`): only "
+                f"`/skill:{skill.name}` loads it.",
+            ]
+        return "\n".join(lines)
+
     def hover_text(self, path: str) -> str | None:
+        if path.endswith(".md") and os.path.basename(path) not in CONTEXT_FILE_NAMES:
+            return self.skill_hover_text(path)
         if os.path.basename(path) not in CONTEXT_FILE_NAMES:
             return None
         cwd = self.state.cwd_for(path)

@@ -195,3 +195,28 @@ async def test_symbols_code_lens_and_prompt_changed(workspace: Path) -> None:
         assert str(workspace / "ws") not in list(params.cwds)  # its prompt did not change
     finally:
         await client.shutdown_session()
+
+
+async def test_hover_on_a_skill_shows_it_as_the_model_sees_it(workspace: Path) -> None:
+    agent_skill = workspace / "agent" / "skills" / "review" / "SKILL.md"
+    project_skill = workspace / "ws" / ".agents" / "skills" / "review" / "SKILL.md"
+    for path, text in ((agent_skill, "User review."), (project_skill, "Project <review>.")):
+        path.parent.mkdir(parents=True)
+        path.write_text(f"---\nname: review\ndescription: {text}\n---\nBody\n")
+    (workspace / "ws" / ".git").mkdir()  # the .agents/skills walk stops at the git root
+    client = await _start(workspace)
+    try:
+
+        async def hover(path: Path) -> str:
+            result = await client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(path.as_uri()), types.Position(1, 7))
+            )
+            assert result is not None
+            return result.contents.value  # type: ignore[union-attr]
+
+        # untrusted project: its .agents/skills do not load, the user skill is the one
+        shown = await hover(agent_skill)
+        assert "<description>User review.</description>" in shown
+        assert "Project" not in shown
+    finally:
+        await client.shutdown_session()
