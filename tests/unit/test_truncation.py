@@ -21,10 +21,10 @@ EDGE_CASES = [
     ("a\nb\n", {"max_lines": 1}, {"content": "a", "truncated_by": "lines"}, {"content": "b"}),
     ("a\nb\nc", {"max_lines": 2}, {"content": "a\nb"}, {"content": "b\nc"}),
     (
-        "XXXXXXXXXX\n",
+        "ZZZZZZZZZZ\n",
         {"max_bytes": 4},
         {"content": "", "first_line_exceeds_limit": True, "truncated_by": "bytes"},
-        {"content": "XXXX", "last_line_partial": True, "output_lines": 1, "output_bytes": 4},
+        {"content": "ZZZZ", "last_line_partial": True, "output_lines": 1, "output_bytes": 4},
     ),
     (
         "éé\nabc",
