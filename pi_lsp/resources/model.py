@@ -6,6 +6,7 @@ Positions are 0-based lines and columns counted in code points; a range's end is
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -121,3 +122,25 @@ def name_collision_finding(
         pi_message=f'name "{pi_name}" collision',
         data={"piType": "collision", "collision": details, **details},
     )
+
+
+def pi_diagnostics(
+    findings: Iterable[Finding], default_type: str | None = None
+) -> list[dict[str, Any]]:
+    """The findings Pi itself reports, as Pi's ``{type, message, path, collision?}`` records.
+
+    ``type`` is the finding's ``piType``, else ``default_type``, else its severity.
+    """
+    out: list[dict[str, Any]] = []
+    for finding in findings:
+        if finding.pi_message is None:
+            continue
+        entry: dict[str, Any] = {
+            "type": finding.data.get("piType", default_type or finding.severity),
+            "message": finding.pi_message,
+            "path": finding.where.path,
+        }
+        if "collision" in finding.data:
+            entry["collision"] = finding.data["collision"]
+        out.append(entry)
+    return out

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pi_lsp.resources.agent_dir import canonicalize_path
 from pi_lsp.resources.file_source import DISK, FileSource
-from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding
+from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding, pi_diagnostics
 from pi_lsp.resources.skill_discovery import ScanMode, SkillCandidate, discover_skill_files
 from pi_lsp.resources.skill_files import SkillFile, read_skill_file
 
@@ -151,20 +151,7 @@ class LoadSkillsResult:
 
     def pi_diagnostics(self) -> list[dict[str, Any]]:
         """The diagnostics Pi itself reports, as its ``{type, message, path, collision?}``."""
-        out: list[dict[str, Any]] = []
-        for finding in self.findings:
-            if finding.pi_message is None:
-                continue
-            entry: dict[str, Any] = {
-                "type": finding.data.get("piType", "warning"),
-                "message": finding.pi_message,
-                "path": finding.where.path,
-            }
-            collision = finding.data.get("collision")
-            if collision is not None:
-                entry["collision"] = collision
-            out.append(entry)
-        return out
+        return pi_diagnostics(self.findings, "warning")
 
 
 def load_skills(

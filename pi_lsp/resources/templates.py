@@ -28,7 +28,7 @@ from pi_lsp.resources.agent_dir import canonicalize_path, node_error_text
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.frontmatter import FrontmatterError, parse_frontmatter
 from pi_lsp.resources.js_text import JS_WHITESPACE, is_js_space, js_trim, utf16_len, utf16_prefix
-from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding
+from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding, pi_diagnostics
 from pi_lsp.resources.resource_walk import PiIgnoreRules, list_directory
 from pi_lsp.resources.skills import Skill
 from pi_lsp.resources.yaml_core import js_key
@@ -111,19 +111,7 @@ class LoadTemplatesResult:
 
     def pi_diagnostics(self) -> list[dict[str, Any]]:
         """The diagnostics Pi itself reports, as its ``{type, message, path, collision?}``."""
-        out: list[dict[str, Any]] = []
-        for finding in self.findings:
-            if finding.pi_message is None:
-                continue
-            entry: dict[str, Any] = {
-                "type": finding.data.get("piType", finding.severity),
-                "message": finding.pi_message,
-                "path": finding.where.path,
-            }
-            if "collision" in finding.data:
-                entry["collision"] = finding.data["collision"]
-            out.append(entry)
-        return out
+        return pi_diagnostics(self.findings)
 
 
 def find_template(templates: Sequence[PromptTemplate], name: str) -> PromptTemplate | None:

@@ -147,10 +147,7 @@ async def test_abort_kills_the_command_and_says_so(tmp_path: Path) -> None:
     task = asyncio.create_task(
         bash(f"sleep 30 & echo $! > {pid_file}; echo waiting; wait", tmp_path, signal=abort)
     )
-    for _ in range(200):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
+    await pid_written(pid_file)
     abort.abort()
     result = await asyncio.wait_for(task, 5)
     assert result.is_error
@@ -158,13 +155,18 @@ async def test_abort_kills_the_command_and_says_so(tmp_path: Path) -> None:
     assert await dies_soon(int(pid_file.read_text()))
 
 
+async def pid_written(pid_file: Path) -> None:
+    """Wait (at most 2 s) until the command has written its pid."""
+    for _ in range(200):
+        if pid_file.exists() and pid_file.read_text().strip():
+            return
+        await asyncio.sleep(0.01)
+
+
 async def test_cancelling_the_call_kills_the_command(tmp_path: Path) -> None:
     pid_file = tmp_path / "shell.pid"
     task = asyncio.create_task(bash(f"echo $$ > {pid_file}; sleep 30", tmp_path))
-    for _ in range(200):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
+    await pid_written(pid_file)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -184,10 +186,7 @@ async def test_cancelling_right_after_the_start_kills_the_command(
     monkeypatch.setattr(loop, "connect_read_pipe", slow_connect)
     pid_file = tmp_path / "shell.pid"
     task = asyncio.create_task(bash(f"echo $$ > {pid_file}; sleep 30", tmp_path))
-    for _ in range(200):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
+    await pid_written(pid_file)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
