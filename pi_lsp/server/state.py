@@ -14,40 +14,7 @@ from pi_lsp.lint.checks import LintSettings
 from pi_lsp.lint.engine import Diagnostic, LintConfig, lint_resources, working_directories
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
-
-
-@dataclass
-class ServerSettings:
-    """Typed settings from the client; bad values fall back to these defaults."""
-
-    agent_dir: str | None = None
-    model_window: int = 128_000
-    debounce_ms: int = 20
-
-    @classmethod
-    def from_options(cls, options: object) -> tuple[ServerSettings, list[str]]:
-        """Settings from ``initializationOptions``, and a message for every value ignored."""
-        settings = cls()
-        problems: list[str] = []
-        if not isinstance(options, dict):
-            return settings, problems
-        agent_dir = options.get("agentDir")
-        if isinstance(agent_dir, str) and agent_dir:
-            settings.agent_dir = agent_dir
-        elif agent_dir is not None:
-            problems.append(f"agentDir must be a path, got {agent_dir!r}; using the default")
-        for key, attr, low in (
-            ("modelWindow", "model_window", 1),
-            ("debounceMs", "debounce_ms", 0),
-        ):
-            value = options.get(key)
-            if value is None:
-                continue
-            if isinstance(value, int) and not isinstance(value, bool) and value >= low:
-                setattr(settings, attr, value)
-            else:
-                problems.append(f"{key} must be a whole number ≥ {low}, got {value!r}; ignored")
-        return settings, problems
+from pi_lsp.server.settings import ServerSettings
 
 
 @dataclass
@@ -71,7 +38,10 @@ class WorkspaceState:
 
     def lint(self) -> dict[str, list[Diagnostic]]:
         """Diagnostics of every working directory under the root, grouped by file."""
-        config = LintConfig(settings=LintSettings(model_window=self.settings.model_window))
+        config = LintConfig(
+            settings=LintSettings(model_window=self.settings.model_window),
+            severities=self.settings.severities,
+        )
         by_path: dict[str, list[Diagnostic]] = defaultdict(list)
         seen: set[tuple[object, ...]] = set()
         for cwd in working_directories(self.root):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -11,57 +10,22 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-WAIT = 20.0  # seconds
+from tests.lsp.harness import (
+    CLIENTS,
+    WAIT,
+    diagnostics_for,
+    next_notification,
+    server_env,
+    start_client,
+)
 
 
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("home", "agent", "ws/pkg"):
-        (tmp_path / name).mkdir(parents=True)
-    (tmp_path / "ws" / "AGENTS.md").write_text("# Tools\n\n- Use npm to install packages.\n")
-    (tmp_path / "ws" / "pkg" / "AGENTS.md").write_text("# Tools\n\n- Always use pnpm.\n")
-    return tmp_path
-
-
-def _config(tmp: Path) -> ClientServerConfig:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
-    return ClientServerConfig(
-        server_command=[sys.executable, "-m", "pi_lsp", "serve"], server_env=env
-    )
-
-
-async def _start(tmp: Path, client_name: str = "visual-studio-code") -> LanguageClient:
-    client = await _config(tmp).start()
-    assert isinstance(client, LanguageClient)
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities(client_name),
-            root_uri=(tmp / "ws").as_uri(),
-            initialization_options={"agentDir": str(tmp / "agent"), "debounceMs": 5},
-        )
-    )
-    return client
-
-
-async def _next(client: LanguageClient, method: str) -> None:
-    """Wait for one notification, but never forever (pytest-lsp's wait has no timeout)."""
-    await asyncio.wait_for(client.wait_for_notification(method), WAIT)
-
-
-async def _diagnostics_for(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
-    uri = path.as_uri()
-    while uri not in client.diagnostics:
-        await _next(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return list(client.diagnostics[uri])
-
-
-@pytest.mark.parametrize("client_name", ["visual-studio-code", "neovim"])
+@pytest.mark.parametrize("client_name", CLIENTS)
 async def test_conflict_appears_without_opening_anything(workspace: Path, client_name: str) -> None:
-    client = await _start(workspace, client_name)
+    client = await start_client(workspace, client_name)
     try:
         pkg = workspace / "ws" / "pkg" / "AGENTS.md"
-        [diagnostic] = await _diagnostics_for(client, pkg)
+        [diagnostic] = await diagnostics_for(client, pkg)
         assert diagnostic.code == "PI101"
         assert diagnostic.severity == types.DiagnosticSeverity.Warning
         assert diagnostic.range.start == types.Position(line=2, character=2)
@@ -75,10 +39,10 @@ async def test_conflict_appears_without_opening_anything(workspace: Path, client
 
 
 async def test_unsaved_edit_clears_and_brings_back_the_warning(workspace: Path) -> None:
-    client = await _start(workspace)
+    client = await start_client(workspace)
     try:
         pkg = workspace / "ws" / "pkg" / "AGENTS.md"
-        await _diagnostics_for(client, pkg)
+        await diagnostics_for(client, pkg)
         uri = pkg.as_uri()
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -92,7 +56,7 @@ async def test_unsaved_edit_clears_and_brings_back_the_warning(workspace: Path) 
             )
         )
         while client.diagnostics.get(uri):
-            await _next(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            await next_notification(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         assert not client.diagnostics[uri]
         assert pkg.read_text() == "# Tools\n\n- Always use pnpm.\n"  # nothing written
         client.text_document_did_change(
@@ -102,14 +66,14 @@ async def test_unsaved_edit_clears_and_brings_back_the_warning(workspace: Path) 
             )
         )
         while not client.diagnostics.get(uri):
-            await _next(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            await next_notification(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         assert client.diagnostics[uri][0].range.start.line == 0
     finally:
         await client.shutdown_session()
 
 
 async def test_hover_shows_the_resolved_order(workspace: Path) -> None:
-    client = await _start(workspace)
+    client = await start_client(workspace)
     try:
         pkg = workspace / "ws" / "pkg" / "AGENTS.md"
         hover = await client.text_document_hover_async(
@@ -125,7 +89,7 @@ async def test_hover_shows_the_resolved_order(workspace: Path) -> None:
 
 
 async def test_system_prompt_request(workspace: Path) -> None:
-    client = await _start(workspace)
+    client = await start_client(workspace)
     try:
         result = await client.protocol.send_request_async(
             "pi/systemPrompt", {"cwd": str(workspace / "ws" / "pkg")}
@@ -138,7 +102,7 @@ async def test_system_prompt_request(workspace: Path) -> None:
 
 
 async def test_bad_settings_do_not_fail_initialize(workspace: Path) -> None:
-    client = await _config(workspace).start()
+    client = await _raw_client(workspace)
     try:
         result = await client.initialize_session(
             types.InitializeParams(
@@ -150,7 +114,7 @@ async def test_bad_settings_do_not_fail_initialize(workspace: Path) -> None:
         assert result.server_info is not None
         assert result.server_info.name == "pi-lsp"
         while not client.log_messages:
-            await _next(client, types.WINDOW_LOG_MESSAGE)
+            await next_notification(client, types.WINDOW_LOG_MESSAGE)
         messages = [m.message for m in client.log_messages]
         assert any("modelWindow" in m for m in messages)
     finally:
@@ -159,16 +123,16 @@ async def test_bad_settings_do_not_fail_initialize(workspace: Path) -> None:
 
 async def test_a_binary_agents_file_does_not_take_the_server_down(workspace: Path) -> None:
     (workspace / "ws" / "pkg" / "AGENTS.md").write_bytes(b"\x00\xff\xfe\x89PNG\r\n")
-    client = await _start(workspace)
+    client = await start_client(workspace)
     try:
-        diagnostics = await _diagnostics_for(client, workspace / "ws" / "pkg" / "AGENTS.md")
+        diagnostics = await diagnostics_for(client, workspace / "ws" / "pkg" / "AGENTS.md")
         assert any(d.code == "PI502" for d in diagnostics)
     finally:
         await client.shutdown_session()
 
 
 async def test_symbols_code_lens_and_prompt_changed(workspace: Path) -> None:
-    client = await _start(workspace)
+    client = await start_client(workspace)
     try:
         pkg = workspace / "ws" / "pkg" / "AGENTS.md"
         document = types.TextDocumentIdentifier(pkg.as_uri())
@@ -181,7 +145,7 @@ async def test_symbols_code_lens_and_prompt_changed(workspace: Path) -> None:
         assert lenses[0].command is not None
         assert lenses[0].command.title.startswith("2nd of 2 in the prompt · ")
         # the first lint announces every working directory's prompt; an edit announces again
-        await _diagnostics_for(client, pkg)
+        await diagnostics_for(client, pkg)
         announcement = asyncio.ensure_future(client.wait_for_notification("pi/systemPromptChanged"))
         await asyncio.sleep(0)
         pkg.write_text("- Use npm.\n")
@@ -204,7 +168,7 @@ async def test_hover_on_a_skill_shows_it_as_the_model_sees_it(workspace: Path) -
         path.parent.mkdir(parents=True)
         path.write_text(f"---\nname: review\ndescription: {text}\n---\nBody\n")
     (workspace / "ws" / ".git").mkdir()  # the .agents/skills walk stops at the git root
-    client = await _start(workspace)
+    client = await start_client(workspace)
     try:
 
         async def hover(path: Path) -> str:
@@ -220,3 +184,12 @@ async def test_hover_on_a_skill_shows_it_as_the_model_sees_it(workspace: Path) -
         assert "Project" not in shown
     finally:
         await client.shutdown_session()
+
+
+async def _raw_client(tmp: Path) -> LanguageClient:
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "pi_lsp", "serve"], server_env=server_env(tmp)
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    return client

@@ -1,0 +1,86 @@
+"""Typed settings from the client; a bad value falls back to its default with a message.
+
+The same keys arrive in ``initializationOptions`` and, for clients that support it, from
+``workspace/configuration`` (section ``pi-lsp``); later sources override earlier ones key by key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pi_lsp.lint.rules import RULES
+from pi_lsp.server.convert import DEFAULT_RULES_DOC_URL
+
+SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
+CONFIGURATION_SECTION = "pi-lsp"
+
+
+def _rule_keys() -> frozenset[str]:
+    return frozenset(k for rule in RULES for k in (rule.code, rule.name))
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    agent_dir: str | None = None
+    model_window: int = 128_000
+    debounce_ms: int = 20
+    #: rule code or name -> severity name, or "off"
+    severities: dict[str, str] = field(default_factory=dict)
+    rules_doc_url: str = DEFAULT_RULES_DOC_URL
+
+    @classmethod
+    def from_options(cls, options: object) -> tuple[ServerSettings, list[str]]:
+        """Settings from ``initializationOptions``, and a message for every value ignored."""
+        return cls().merged(options)
+
+    def merged(self, options: object) -> tuple[ServerSettings, list[str]]:
+        """These settings with the valid values of ``options`` laid over them."""
+        problems: list[str] = []
+        if options is None:
+            return self, problems
+        if not isinstance(options, dict):
+            problems.append(f"pi-lsp settings must be an object, got {options!r}; ignored")
+            return self, problems
+        changes: dict[str, Any] = {}
+        agent_dir = options.get("agentDir")
+        if isinstance(agent_dir, str) and agent_dir:
+            changes["agent_dir"] = agent_dir
+        elif agent_dir not in (None, ""):
+            problems.append(f"agentDir must be a path, got {agent_dir!r}; using the default")
+        for key, attr, low in (
+            ("modelWindow", "model_window", 1),
+            ("debounceMs", "debounce_ms", 0),
+        ):
+            value = options.get(key)
+            if value is None:
+                continue
+            if isinstance(value, int) and not isinstance(value, bool) and value >= low:
+                changes[attr] = value
+            else:
+                problems.append(f"{key} must be a whole number ≥ {low}, got {value!r}; ignored")
+        url = options.get("rulesDocUrl")
+        if isinstance(url, str) and url:
+            changes["rules_doc_url"] = url
+        elif url not in (None, ""):
+            problems.append(f"rulesDocUrl must be a URL, got {url!r}; ignored")
+        severities = options.get("severities")
+        if severities is not None:
+            changes["severities"] = self._severities(severities, problems)
+        return replace(self, **changes), problems
+
+    def _severities(self, value: object, problems: list[str]) -> dict[str, str]:
+        if not isinstance(value, dict):
+            problems.append(f"severities must map rules to severities, got {value!r}; ignored")
+            return self.severities
+        known = _rule_keys()
+        out: dict[str, str] = {}
+        for rule, severity in value.items():
+            if rule not in known:
+                problems.append(f"severities: no rule {rule!r} (see docs/rules.md); ignored")
+            elif severity not in SEVERITY_NAMES:
+                choices = ", ".join(SEVERITY_NAMES)
+                problems.append(f"severities.{rule} must be one of {choices}; ignored")
+            else:
+                out[rule] = severity
+        return out

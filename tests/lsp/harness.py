@@ -1,0 +1,92 @@
+"""Driving `pi-lsp serve` over stdio from pytest-lsp, as VS Code or Neovim would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+WAIT = 20.0  # seconds; pytest-lsp's own waits never time out
+CLIENTS = ("visual-studio-code", "neovim")
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    """The environment of a server whose home and agent dir live under ``tmp``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
+    return env
+
+
+async def start_client(
+    tmp: Path,
+    client_name: str = "visual-studio-code",
+    *,
+    root: Path | None = None,
+    options: dict[str, Any] | None = None,
+) -> LanguageClient:
+    """A started, initialized client on ``tmp/ws`` (or ``root``) with ``tmp/agent`` as agent dir."""
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "pi_lsp", "serve"], server_env=server_env(tmp)
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    init = {"agentDir": str(tmp / "agent"), "debounceMs": 5}
+    init.update(options or {})
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(client_name),
+            root_uri=(root or tmp / "ws").as_uri(),
+            initialization_options=init,
+        )
+    )
+    return client
+
+
+async def next_notification(client: LanguageClient, method: str) -> Any:
+    """Wait for one notification, but never forever."""
+    return await asyncio.wait_for(client.wait_for_notification(method), WAIT)
+
+
+async def diagnostics_for(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
+    """The diagnostics of ``path`` once the server has published some for it."""
+    uri = path.as_uri()
+    while uri not in client.diagnostics:
+        await next_notification(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics[uri])
+
+
+async def wait_until(
+    client: LanguageClient, path: Path, predicate: Any, method: str = ""
+) -> list[types.Diagnostic]:
+    """Wait for publishes until ``predicate(diagnostics of path)`` holds; return them."""
+    uri = path.as_uri()
+    while True:
+        current = list(client.diagnostics.get(uri, []))
+        if uri in client.diagnostics and predicate(current):
+            return current
+        await next_notification(client, method or types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+def open_document(client: LanguageClient, path: Path, text: str | None = None) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri, "markdown", 1, path.read_text() if text is None else text)
+        )
+    )
+    return uri
+
+
+def replace_document(client: LanguageClient, path: Path, text: str, version: int) -> None:
+    """An unsaved whole-document edit of an open file."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
