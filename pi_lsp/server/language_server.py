@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Iterable
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -32,6 +33,10 @@ class PiLanguageServer(LanguageServer):
         self.window_log_message(types.LogMessageParams(kind, message))
 
     # --- publishing -------------------------------------------------------------------------
+
+    def request_rebuild(self, changed: Iterable[str] | None = None) -> None:
+        """Rebuild soon because ``changed`` paths changed (``None``: anything may have)."""
+        self.schedule_lint()
 
     def schedule_lint(self) -> None:
         loop = asyncio.get_running_loop()

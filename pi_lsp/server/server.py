@@ -8,12 +8,30 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.server import hover, navigation, prompt_requests
+from pi_lsp.server import (
+    code_actions,
+    completion,
+    hover,
+    links,
+    navigation,
+    prompt_requests,
+    run_tool,
+    trust_requests,
+)
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.settings import ServerSettings
 
-FEATURES = (hover, navigation, prompt_requests)
+FEATURES = (
+    hover,
+    navigation,
+    links,
+    completion,
+    code_actions,
+    trust_requests,
+    prompt_requests,
+    run_tool,
+)
 
 
 def create_server() -> PiLanguageServer:
