@@ -1,7 +1,13 @@
-"""The pygls server object: workspace state plus publishing of diagnostics and prompt changes.
+"""The pygls server object: workspace state, rebuilds, and what they publish.
 
 Feature modules (hover, navigation, …) register their handlers on it in ``server.py``; this
 module holds what several of them share and no business logic of its own.
+
+Rebuilds: every change names its paths (``request_rebuild``); changes are gathered for
+``debounceMs`` (but never held back more than ``MAX_HOLD`` seconds while they keep coming),
+then one rebuild runs in a worker thread — so hover and other requests are answered while it
+runs — and then diagnostics and ``pi/systemPromptChanged`` are published. Changes that arrive
+during a rebuild are gathered for the next one; there is never more than one at a time.
 """
 
 from __future__ import annotations
@@ -9,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import uuid
 from collections.abc import Iterable
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -17,65 +25,164 @@ from pygls.lsp.server import LanguageServer
 from pi_lsp import __version__
 from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.server.convert import lsp_diagnostic, uri_of
-from pi_lsp.server.state import WorkspaceState
+from pi_lsp.server.settings import ServerSettings
+from pi_lsp.server.state import Rebuild, WorkspaceState
 
 log = logging.getLogger(__name__)
+
+MAX_HOLD = 0.2  # seconds a stream of changes may delay a rebuild
+PROGRESS_CREATE_TIMEOUT = 2.0
 
 
 class PiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pi-lsp", __version__)
         self.state = WorkspaceState(root=os.getcwd())
-        self._pending: asyncio.TimerHandle | None = None
+        self.initial_settings = ServerSettings()  # from initializationOptions
+        self._changed: set[str] | None = None  # gathered reason; None = everything
+        self._timer: asyncio.TimerHandle | None = None
+        self._held_since: float | None = None
+        self._running: asyncio.Task[None] | None = None
+        self._built_once = False
+        self._shown: dict[str, tuple[int | None, tuple[object, ...]]] = {}  # path -> last sent
         self._prompts: dict[str, str] = {}  # cwd -> last prompt text announced
+        self.rebuilds = 0  # how many rebuilds ran (``pi/status``)
+        self.last_rebuild: tuple[float, frozenset[str] | None] | None = None  # (ms, reason)
+        self.watched_folders: tuple[str, ...] = ()  # watched by us (watchfiles)
+        self.client_watches = False  # the client took our file-watcher registration
 
     def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(kind, message))
 
-    # --- publishing -------------------------------------------------------------------------
+    # --- rebuilding -------------------------------------------------------------------------
 
     def request_rebuild(self, changed: Iterable[str] | None = None) -> None:
         """Rebuild soon because ``changed`` paths changed (``None``: anything may have)."""
-        self.schedule_lint()
+        if changed is None or not self._built_once:
+            self._changed = None
+        elif self._changed is not None:
+            self._changed.update(changed)
+        self._schedule()
 
-    def schedule_lint(self) -> None:
+    def _schedule(self) -> None:
         loop = asyncio.get_running_loop()
-        if self._pending is not None:
-            self._pending.cancel()
+        now = loop.time()
+        if self._held_since is None:
+            self._held_since = now
+        if self._timer is not None:
+            self._timer.cancel()
         delay = self.state.settings.debounce_ms / 1000
-        self._pending = loop.call_later(delay, self.publish_all)
+        delay = max(0.0, min(delay, self._held_since + MAX_HOLD - now))
+        self._timer = loop.call_later(delay, self._start_rebuild)
 
-    def publish_all(self) -> None:
-        self._pending = None
+    def _start_rebuild(self) -> None:
+        self._timer = None
+        if self._running is not None and not self._running.done():
+            return  # the running rebuild schedules the next one when it ends
+        self._held_since = None
+        changed, self._changed = self._changed, set()
+        self._running = asyncio.ensure_future(self._rebuild(changed))
+
+    async def _rebuild(self, changed: set[str] | None) -> None:
+        buffers = dict(self.state.buffers)
+        progress = await self._begin_progress() if changed is None else None
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
-            by_path = self.state.lint()
+            result, prompts = await asyncio.to_thread(self._build, changed, buffers, progress, loop)
         except Exception:  # one bad file must never take the server down
-            log.exception("lint failed")
-            self.log_to_client("pi-lsp: lint failed; see the log", types.MessageType.Error)
+            log.exception("rebuild failed")
+            self.log_to_client("pi-lsp: rebuild failed; see the log", types.MessageType.Error)
             return
+        finally:
+            if progress is not None:
+                self.work_done_progress.end(progress, types.WorkDoneProgressEnd())
+            if self._changed is None or self._changed:
+                self._schedule()
+        self._built_once = True
+        self.rebuilds += 1
+        self.last_rebuild = ((loop.time() - started) * 1000, result.reason)
+        self.publish(result)
+        self._announce(result, prompts)
+
+    def _build(
+        self,
+        changed: set[str] | None,
+        buffers: dict[str, tuple[int, str]],
+        token: str | None,
+        loop: asyncio.AbstractEventLoop,
+    ) -> tuple[Rebuild, dict[str, str]]:
+        """The rebuild itself (in a worker thread) and the new prompt text of what changed."""
+        loop_report = None
+        if token is not None:
+
+            def loop_report(done: int, total: int, cwd: str) -> None:
+                report = types.WorkDoneProgressReport(
+                    message=os.path.relpath(cwd, self.state.root),
+                    percentage=done * 100 // max(total, 1),
+                )
+                loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+
+        result = self.state.rebuild(changed, buffers, loop_report)
+        prompts = {cwd: build_prompt(self.state.snapshots[cwd]).text for cwd in result.reloaded}
+        return result, prompts
+
+    async def _begin_progress(self) -> str | None:
+        """A progress token for a full rebuild, when the client shows progress."""
+        window = self.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return None
+        token = str(uuid.uuid4())
+        try:
+            await asyncio.wait_for(
+                self.work_done_progress.create_async(token), PROGRESS_CREATE_TIMEOUT
+            )
+        except Exception:
+            return None
+        self.work_done_progress.begin(
+            token, types.WorkDoneProgressBegin(title="pi-lsp: loading context", percentage=0)
+        )
+        return token
+
+    # --- publishing -------------------------------------------------------------------------
+
+    def publish(self, result: Rebuild) -> None:
+        """Send the diagnostics of every file whose diagnostics (or buffer version) changed."""
         rules_doc = self.state.settings.rules_doc_url
-        for path in set(by_path) | self.state.published:
+        by_path = result.diagnostics
+        for path in set(by_path) | set(self._shown):
+            diagnostics = by_path.get(path, [])
             version = self.state.buffers.get(path, (None, ""))[0]
+            key = tuple(
+                (d.finding.where, d.rule.code, d.severity, d.finding.message) for d in diagnostics
+            )
+            if self._shown.get(path) == (version, key):
+                continue
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=uri_of(path),
                     version=version,
                     diagnostics=[
-                        lsp_diagnostic(d, self.state.text_of, rules_doc)
-                        for d in by_path.get(path, [])
+                        lsp_diagnostic(d, self.state.text_of, rules_doc) for d in diagnostics
                     ],
                 )
             )
-        self.state.published = set(by_path)
-        self.notify_prompt_changes()
+            if diagnostics or version is not None:
+                self._shown[path] = (version, key)
+            else:
+                self._shown.pop(path, None)
 
-    def notify_prompt_changes(self) -> None:
+    def _announce(self, result: Rebuild, prompts: dict[str, str]) -> None:
         """Tell the client which working directories now get a different system prompt."""
-        changed = []
-        for cwd, resources in self.state.snapshots.items():
-            text = build_prompt(resources).text
-            if self._prompts.get(cwd) != text:
-                self._prompts[cwd] = text
-                changed.append(cwd)
-        if changed:
-            self.protocol.notify("pi/systemPromptChanged", {"cwds": sorted(changed)})
+        changed = sorted(cwd for cwd, text in prompts.items() if self._prompts.get(cwd) != text)
+        removed = sorted(set(self._prompts) - set(self.state.snapshots))
+        self._prompts.update({cwd: prompts[cwd] for cwd in changed})
+        for cwd in removed:
+            del self._prompts[cwd]
+        if changed or removed:
+            payload: dict[str, Any] = {
+                "cwds": changed,
+                "removed": removed,
+                "reason": None if result.reason is None else sorted(result.reason),
+            }
+            self.protocol.notify("pi/systemPromptChanged", payload)

@@ -11,18 +11,25 @@ from lsprotocol import types
 from pi_lsp.server import (
     code_actions,
     completion,
+    configuration,
     hover,
     links,
     navigation,
     prompt_requests,
     run_tool,
+    status,
     trust_requests,
+    watching,
 )
+from pi_lsp.server.configuration import pull_configuration
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.settings import ServerSettings
+from pi_lsp.server.watching import Watcher, start_watching
 
 FEATURES = (
+    configuration,
+    watching,
     hover,
     navigation,
     links,
@@ -31,11 +38,13 @@ FEATURES = (
     trust_requests,
     prompt_requests,
     run_tool,
+    status,
 )
 
 
 def create_server() -> PiLanguageServer:
     server = PiLanguageServer()
+    watchers: list[Watcher] = []
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: PiLanguageServer, params: types.InitializeParams) -> None:
@@ -45,38 +54,47 @@ def create_server() -> PiLanguageServer:
         if root:
             ls.state.root = root
         settings, problems = ServerSettings.from_options(params.initialization_options)
+        ls.initial_settings = settings
         ls.state.settings = settings
         for problem in problems:
             ls.log_to_client(problem, types.MessageType.Warning)
 
     @server.feature(types.INITIALIZED)
-    def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
-        ls.schedule_lint()
+    async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
+        ls.request_rebuild(None)
+        await pull_configuration(ls)
+        watcher = await start_watching(ls)
+        if watcher is not None:
+            watchers.append(watcher)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: PiLanguageServer, params: None) -> None:
+        for watcher in watchers:
+            watcher.stop()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
-        ls.state.buffers[path_of(doc.uri)] = (doc.version, doc.text)
-        ls.schedule_lint()
+        path = path_of(doc.uri)
+        ls.state.buffers[path] = (doc.version, doc.text)
+        ls.request_rebuild([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         doc = ls.workspace.get_text_document(params.text_document.uri)
-        ls.state.buffers[path_of(doc.uri)] = (params.text_document.version, doc.source)
-        ls.schedule_lint()
+        path = path_of(doc.uri)
+        ls.state.buffers[path] = (params.text_document.version, doc.source)
+        ls.request_rebuild([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.state.buffers.pop(path_of(params.text_document.uri), None)
-        ls.schedule_lint()
+        path = path_of(params.text_document.uri)
+        ls.state.buffers.pop(path, None)
+        ls.request_rebuild([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: PiLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.schedule_lint()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched(ls: PiLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.schedule_lint()
+        ls.request_rebuild([path_of(params.text_document.uri)])
 
     for feature in FEATURES:
         feature.register(server)

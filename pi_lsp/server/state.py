@@ -1,20 +1,42 @@
-"""What the language server knows between requests: open buffers, snapshots, published files.
+"""What the language server knows between requests: buffers, snapshots, lint, what is shown.
 
-Plain Python, no pygls: the server module adapts it to the protocol. Lint results are keyed by
-absolute path so that files which are not open get diagnostics too.
+Plain Python, no pygls: the server adapts it to the protocol. A rebuild takes the changed paths
+(its reason), reloads only the working directories those paths can affect — each one
+incrementally through ``reload_resources`` — and re-lints only the snapshots that changed.
+Lint results are keyed by absolute path so that files which are not open get diagnostics too.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from pi_lsp.lint.checks import LintSettings
 from pi_lsp.lint.engine import Diagnostic, LintConfig, lint_resources, working_directories
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import OverlayFileSource
-from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
+from pi_lsp.resources.loader import (
+    LoadOptions,
+    ResourceCache,
+    Resources,
+    load_resources,
+    reload_resources,
+)
+from pi_lsp.resources.relevance import affecting_changes
 from pi_lsp.server.settings import ServerSettings
+
+Progress = Callable[[int, int, str], None]  # (done, total, cwd)
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """What one rebuild did: its reason, what it reloaded, and the diagnostics by file."""
+
+    reason: frozenset[str] | None  # None: everything
+    reloaded: tuple[str, ...]  # working directories whose snapshot changed
+    diagnostics: Mapping[str, list[Diagnostic]]
 
 
 @dataclass
@@ -23,35 +45,125 @@ class WorkspaceState:
     settings: ServerSettings = field(default_factory=ServerSettings)
     buffers: dict[str, tuple[int, str]] = field(default_factory=dict)  # path -> (version, text)
     cache: ResourceCache = field(default_factory=ResourceCache)
-    snapshots: dict[str, Resources] = field(default_factory=dict)  # cwd -> snapshot
-    published: set[str] = field(default_factory=set)  # paths with diagnostics shown
+    snapshots: dict[str, Resources] = field(default_factory=dict)  # real cwd -> snapshot
+    #: diagnostics by file after the last rebuild
+    diagnostics: Mapping[str, list[Diagnostic]] = field(default_factory=dict)
+    _linted: dict[str, tuple[Resources, list[Diagnostic]]] = field(default_factory=dict)
+    _cwds: list[str] | None = None
 
-    def file_source(self) -> OverlayFileSource:
-        return OverlayFileSource(self.buffers)
+    def file_source(
+        self, buffers: Mapping[str, tuple[int, str]] | None = None
+    ) -> OverlayFileSource:
+        return OverlayFileSource(dict(self.buffers if buffers is None else buffers))
+
+    def options(self, cwd: str) -> LoadOptions:
+        return LoadOptions(cwd=cwd, agent_dir=self.settings.agent_dir)
 
     def snapshot(self, cwd: str) -> Resources:
-        """The snapshot for ``cwd``, loaded now (with the overlay and the shared cache)."""
-        options = LoadOptions(cwd=cwd, agent_dir=self.settings.agent_dir)
-        resources = load_resources(options, self.file_source(), self.cache)
+        """The latest snapshot for ``cwd``, loaded now if there is none yet."""
+        key = os.path.realpath(cwd)
+        known = self.snapshots.get(key)
+        if known is not None:
+            return known
+        resources = load_resources(self.options(cwd), self.file_source(), self.cache)
         self.snapshots[resources.cwd] = resources
         return resources
 
-    def lint(self) -> dict[str, list[Diagnostic]]:
-        """Diagnostics of every working directory under the root, grouped by file."""
-        config = LintConfig(
+    def lint_config(self) -> LintConfig:
+        return LintConfig(
             settings=LintSettings(model_window=self.settings.model_window),
             severities=self.settings.severities,
         )
+
+    def settings_changed(self, settings: ServerSettings) -> None:
+        """New settings: every snapshot and lint result is out of date."""
+        self.settings = settings
+        self.snapshots.clear()
+        self._linted.clear()
+
+    # --- rebuilding -------------------------------------------------------------------------
+
+    def _working_directories(self, changed: Collection[str] | None) -> list[str]:
+        """The working directories, walked again only when a context file came or went."""
+        known = self._cwds
+        if (
+            known is None
+            or changed is None
+            or any(_may_add_or_remove_cwd(p, known) for p in changed)
+        ):
+            self._cwds = working_directories(self.root)
+            return self._cwds
+        return known
+
+    def rebuild(
+        self,
+        changed: Collection[str] | None,
+        buffers: Mapping[str, tuple[int, str]] | None = None,
+        progress: Progress | None = None,
+    ) -> Rebuild:
+        """Bring every working directory up to date after ``changed`` (``None``: anything).
+
+        ``buffers`` is a copy of the open buffers taken when the rebuild was asked for (so the
+        rebuild can run off the event loop while more edits arrive).
+        """
+        paths = None if changed is None else {os.path.abspath(p) for p in changed}
+        source = self.file_source(buffers)
+        cwds = self._working_directories(paths)
+        snapshots: dict[str, Resources] = {}
+        reloaded: list[str] = []
+        for done, cwd in enumerate(cwds):
+            if progress is not None:
+                progress(done, len(cwds), cwd)
+            previous = self.snapshots.get(os.path.realpath(cwd))
+            if previous is None or paths is None:
+                resources = load_resources(self.options(cwd), source, self.cache)
+            else:
+                affecting = affecting_changes(previous, paths)
+                resources = (
+                    reload_resources(previous, affecting, source, self.cache)
+                    if affecting
+                    else previous
+                )
+            snapshots[resources.cwd] = resources
+            if resources is not previous:
+                reloaded.append(resources.cwd)
+        self.snapshots = snapshots
+        self.diagnostics = self._diagnostics()
+        return Rebuild(
+            reason=None if paths is None else frozenset(paths),
+            reloaded=tuple(reloaded),
+            diagnostics=self.diagnostics,
+        )
+
+    def _diagnostics(self) -> dict[str, list[Diagnostic]]:
+        """Diagnostics of every snapshot grouped by file, re-linting changed snapshots only."""
+        config = self.lint_config()
         by_path: dict[str, list[Diagnostic]] = defaultdict(list)
         seen: set[tuple[object, ...]] = set()
-        for cwd in working_directories(self.root):
-            for diagnostic in lint_resources(self.snapshot(cwd), config):
+        linted: dict[str, tuple[Resources, list[Diagnostic]]] = {}
+        for cwd, resources in self.snapshots.items():
+            known = self._linted.get(cwd)
+            if known is not None and known[0] is resources:
+                diagnostics = known[1]
+            else:
+                diagnostics = lint_resources(resources, config)
+            linted[cwd] = (resources, diagnostics)
+            for diagnostic in diagnostics:
                 f = diagnostic.finding
                 key = (f.where, f.rule, f.message)
                 if key not in seen:
                     seen.add(key)
                     by_path[f.where.path].append(diagnostic)
+        self._linted = linted
         return by_path
+
+    def lint(self) -> Mapping[str, list[Diagnostic]]:
+        """Diagnostics of every working directory by file (after the last rebuild, or now)."""
+        if not self.snapshots:
+            self.rebuild(None)
+        return self.diagnostics
+
+    # --- reading ----------------------------------------------------------------------------
 
     def text_of(self, path: str) -> str | None:
         buffer = self.buffers.get(path)
@@ -67,3 +179,11 @@ class WorkspaceState:
         """The working directory a file speaks for: its folder, or the root for others."""
         folder = os.path.dirname(path)
         return folder if os.path.isdir(folder) else self.root
+
+
+def _may_add_or_remove_cwd(path: str, cwds: Collection[str]) -> bool:
+    """A change that can make a folder start or stop being a working directory."""
+    if os.path.basename(path) in CONTEXT_FILE_NAMES:
+        # a context file appeared where there was no working directory, or one went away
+        return os.path.isfile(path) != (os.path.dirname(path) in cwds)
+    return not os.path.isfile(path)  # a folder (or something gone): walk again

@@ -28,13 +28,19 @@ async def start_client(
     *,
     root: Path | None = None,
     options: dict[str, Any] | None = None,
+    start: bool = True,
 ) -> LanguageClient:
-    """A started, initialized client on ``tmp/ws`` (or ``root``) with ``tmp/agent`` as agent dir."""
+    """A started, initialized client on ``tmp/ws`` (or ``root``) with ``tmp/agent`` as agent dir.
+
+    With ``start=False`` the client is connected but not initialized (to set it up first).
+    """
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "pi_lsp", "serve"], server_env=server_env(tmp)
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    if not start:
+        return client
     init = {"agentDir": str(tmp / "agent"), "debounceMs": 5}
     init.update(options or {})
     await client.initialize_session(

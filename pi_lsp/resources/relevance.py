@@ -1,0 +1,69 @@
+"""Which file changes can change a Resources snapshot: for watchers and incremental rebuilds.
+
+A change matters when it touches a file the snapshot was read from, a file whose name Pi looks
+for (context files, SKILL.md, SYSTEM.md, settings, trust), anything inside the folders Pi reads
+resources from (``.pi``, ``.agents``, ``skills``, ``prompts``, the agent dir), an ignore file
+(skill discovery honours them), or a folder that held or now holds any of those.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
+from pi_lsp.resources.loader import Resources
+
+RESOURCE_FILE_NAMES = frozenset(
+    {
+        *CONTEXT_FILE_NAMES,
+        "SKILL.md",
+        "SYSTEM.md",
+        "APPEND_SYSTEM.md",
+        "settings.json",
+        "trust.json",
+        ".gitignore",
+        ".ignore",
+        ".fdignore",
+    }
+)
+RESOURCE_FOLDER_NAMES = frozenset({".pi", ".agents", "skills", "prompts"})
+
+#: Glob patterns (relative to a workspace folder) for a client's file watcher.
+WATCH_GLOBS = (
+    "**/{AGENTS,CLAUDE}*.{md,MD}",
+    "**/SKILL.md",
+    "**/{SYSTEM,APPEND_SYSTEM}.md",
+    "**/.pi/**",
+    "**/.agents/**",
+    "**/{.gitignore,.ignore,.fdignore}",
+)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def is_resource_path(path: str, agent_dir: str | None = None) -> bool:
+    """Whether a change at ``path`` could matter to some snapshot (by name and place alone)."""
+    if os.path.basename(path) in RESOURCE_FILE_NAMES:
+        return True
+    if agent_dir and _under(path, agent_dir):
+        return True
+    return any(part in RESOURCE_FOLDER_NAMES for part in path.split(os.sep))
+
+
+def affecting_changes(resources: Resources, changed: Collection[str]) -> set[str]:
+    """The paths of ``changed`` that can make ``resources`` out of date."""
+    read = set(resources.watched_files)
+    out: set[str] = set()
+    for path in changed:
+        if path in read or is_resource_path(path, resources.agent_dir):
+            out.add(path)
+        elif not os.path.isfile(path) and (
+            _under(resources.cwd, path) or any(_under(f, path) for f in read)
+        ):
+            out.add(path)  # a folder that held the cwd or a file we read went away
+        elif os.path.isdir(path):
+            out.add(path)  # a folder appeared (moved in): it may bring resources
+    return out

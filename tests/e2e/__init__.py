@@ -1,0 +1,1 @@
+"""End-to-end tests: pi-lsp driven by real editors."""
