@@ -20,7 +20,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__
 from pi_lsp.prompt.assemble import build_prompt
@@ -34,9 +36,25 @@ MAX_HOLD = 0.2  # seconds a stream of changes may delay a rebuild
 PROGRESS_CREATE_TIMEOUT = 2.0
 
 
+class PiProtocol(LanguageServerProtocol):
+    """pygls's protocol, but a request it cannot read still gets an answer.
+
+    pygls drops a request whose params do not fit the method's type (and the client then waits
+    forever); we answer it with the JSON-RPC error instead.
+    """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], error=error.to_response_error())
+            raise
+
+
 class PiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pi-lsp", __version__)
+        super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
         self.state = WorkspaceState(root=os.getcwd())
         self.initial_settings = ServerSettings()  # from initializationOptions
         self._changed: set[str] | None = None  # gathered reason; None = everything
