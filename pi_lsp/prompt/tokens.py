@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from typing import Any
@@ -25,11 +26,27 @@ def _get_encoding() -> Any:
     return _encoding
 
 
+#: Texts up to this many characters have their counts remembered (context files are counted
+#: on every hover and code lens; whole prompts are cached with their document instead).
+REMEMBERED_TEXT_CHARS = 64 * 1024
+
+
 def count_tokens(text: str) -> int:
     """Tokens of ``text`` in cl100k_base; special-token text is counted as ordinary text."""
     if not text:
         return 0
+    if len(text) <= REMEMBERED_TEXT_CHARS:
+        return _remembered_count(text)
+    return _count(text)
+
+
+def _count(text: str) -> int:
     return len(_get_encoding().encode(text, disallowed_special=()))
+
+
+@functools.lru_cache(maxsize=2048)
+def _remembered_count(text: str) -> int:
+    return _count(text)
 
 
 def estimate_tokens(text: str) -> int:

@@ -25,7 +25,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__
-from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.server.convert import lsp_diagnostic, uri_of
 from pi_lsp.server.settings import ServerSettings
 from pi_lsp.server.state import Rebuild, WorkspaceState
@@ -142,7 +141,11 @@ class PiLanguageServer(LanguageServer):
                 loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
 
         result = self.state.rebuild(changed, buffers, loop_report)
-        prompts = {cwd: build_prompt(self.state.snapshots[cwd]).text for cwd in result.reloaded}
+        prompts = {}
+        for cwd in result.reloaded:
+            document = self.state.prompt(cwd)
+            _ = document.tokens  # counted here, off the event loop, not in the next hover
+            prompts[cwd] = document.text
         return result, prompts
 
     async def _begin_progress(self) -> str | None:

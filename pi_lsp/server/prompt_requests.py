@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pi_lsp.prompt.assemble import build_prompt
+from pygls.exceptions import JsonRpcInvalidParams
+
 from pi_lsp.server.language_server import PiLanguageServer
 
 
@@ -13,5 +14,6 @@ def register(server: PiLanguageServer) -> None:
     @server.feature("pi/systemPrompt")
     def system_prompt(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         cwd = getattr(params, "cwd", None) or ls.state.root
-        resources = ls.state.snapshot(os.path.abspath(cwd))
-        return build_prompt(resources).to_json()
+        if not isinstance(cwd, str):
+            raise JsonRpcInvalidParams(f"cwd must be a path, got {cwd!r}")
+        return ls.state.prompt(os.path.abspath(cwd)).to_json()

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from pi_lsp.lint.checks import LintSettings
 from pi_lsp.lint.engine import Diagnostic, LintConfig, lint_resources, working_directories
+from pi_lsp.prompt.assemble import build_prompt
+from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.loader import (
@@ -50,6 +52,7 @@ class WorkspaceState:
     diagnostics: Mapping[str, list[Diagnostic]] = field(default_factory=dict)
     _linted: dict[str, tuple[Resources, list[Diagnostic]]] = field(default_factory=dict)
     _cwds: list[str] | None = None
+    _prompts: dict[str, tuple[Resources, PromptDocument]] = field(default_factory=dict)
 
     def file_source(
         self, buffers: Mapping[str, tuple[int, str]] | None = None
@@ -68,6 +71,16 @@ class WorkspaceState:
         resources = load_resources(self.options(cwd), self.file_source(), self.cache)
         self.snapshots[resources.cwd] = resources
         return resources
+
+    def prompt(self, cwd: str) -> PromptDocument:
+        """The system prompt of ``cwd``'s latest snapshot (built once per snapshot)."""
+        resources = self.snapshot(cwd)
+        known = self._prompts.get(resources.cwd)
+        if known is not None and known[0] is resources:
+            return known[1]
+        document = build_prompt(resources)
+        self._prompts[resources.cwd] = (resources, document)
+        return document
 
     def lint_config(self) -> LintConfig:
         return LintConfig(
