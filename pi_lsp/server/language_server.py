@@ -36,19 +36,27 @@ PROGRESS_CREATE_TIMEOUT = 2.0
 
 
 class PiProtocol(LanguageServerProtocol):
-    """pygls's protocol, but a request it cannot read still gets an answer.
+    """pygls's protocol with two changes.
 
-    pygls drops a request whose params do not fit the method's type (and the client then waits
-    forever); we answer it with the JSON-RPC error instead.
+    - A request it cannot read still gets an answer: pygls drops a request whose params do not
+      fit the method's type (and the client then waits forever); we answer with the error.
+    - Positions are always UTF-16 (every client must support it). pygls would take the client's
+      first choice (Neovim offers UTF-8 first), but the server converts in one place
+      (``convert.py``) and that place counts UTF-16 code units.
     """
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
-            return super().structure_message(data)
+            message = super().structure_message(data)
         except JsonRpcException as error:
             if isinstance(data, dict) and "id" in data and "method" in data:
                 self._send_response(data["id"], error=error.to_response_error())
             raise
+        if isinstance(message, types.InitializeRequest):
+            general = message.params.capabilities.general
+            if general is not None:
+                general.position_encodings = [types.PositionEncodingKind.Utf16]
+        return message
 
 
 class PiLanguageServer(LanguageServer):
@@ -67,6 +75,30 @@ class PiLanguageServer(LanguageServer):
         self.last_rebuild: tuple[float, frozenset[str] | None] | None = None  # (ms, reason)
         self.watched_folders: tuple[str, ...] = ()  # watched by us (watchfiles)
         self.client_watches = False  # the client took our file-watcher registration
+        self.shutting_down = False
+        self._reporting = False
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Tell the client about an error, unless telling it is what fails.
+
+        After shutdown (or when sending the report itself fails) the error is only logged:
+        pygls would otherwise report each failed send by sending again.
+        """
+        if self.shutting_down or self._reporting:
+            log.error("%s", error)
+            return
+        self._reporting = True
+        try:
+            super().report_server_error(error, source)
+        finally:
+            self._reporting = False
+
+    def stop_rebuilding(self) -> None:
+        """No more rebuilds or publishing (at shutdown)."""
+        self.shutting_down = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(kind, message))
@@ -82,6 +114,8 @@ class PiLanguageServer(LanguageServer):
         self._schedule()
 
     def _schedule(self) -> None:
+        if self.shutting_down:
+            return
         loop = asyncio.get_running_loop()
         now = loop.time()
         if self._held_since is None:
@@ -116,6 +150,8 @@ class PiLanguageServer(LanguageServer):
                 self.work_done_progress.end(progress, types.WorkDoneProgressEnd())
             if self._changed is None or self._changed:
                 self._schedule()
+        if self.shutting_down:
+            return
         self._built_once = True
         self.rebuilds += 1
         self.last_rebuild = ((loop.time() - started) * 1000, result.reason)

@@ -68,9 +68,11 @@ def create_server() -> PiLanguageServer:
             watchers.append(watcher)
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: PiLanguageServer, params: None) -> None:
+    async def shutdown(ls: PiLanguageServer, params: None) -> None:
+        ls.stop_rebuilding()
         for watcher in watchers:
             watcher.stop()
+        await run_tool.stop_all(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

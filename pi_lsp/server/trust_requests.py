@@ -1,9 +1,125 @@
-"""(Being written.)"""
+"""``pi/trust``: ask whether a project is trusted, and record the decision in ``trust.json``.
+
+Params ``{"cwd": str, "decision"?: true | false | null}``. Without ``decision`` the request only
+reports; ``true``/``false`` stores a decision for the (canonical) ``cwd``, ``null`` removes it.
+The store is written by :func:`pi_lsp.resources.trust.save_trust` under Pi's lock, and a rebuild
+follows so that the project's diagnostics are published again. A store that cannot be read is
+never overwritten: the request fails with an error that names the file and the line.
+
+:func:`trust_status` and :func:`set_trust` are shared with the ``pi-lsp.trustProject`` command
+(see :mod:`pi_lsp.server.code_actions`).
+"""
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from pi_lsp.resources.agent_dir import resolve_agent_dir
+from pi_lsp.resources.trust import (
+    TrustLockError,
+    TrustStoreError,
+    resolve_project_trust,
+    save_trust,
+)
+from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
+
+#: LSP's RequestFailed: the request was well formed but could not be carried out.
+REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
+_ABSENT = object()
+
+
+def agent_dir_of(ls: PiLanguageServer) -> str:
+    """The agent dir the server loads from (the setting, else the environment or the home)."""
+    return resolve_agent_dir(ls.state.settings.agent_dir)
+
+
+def trust_status(ls: PiLanguageServer, cwd: str) -> dict[str, Any]:
+    """The ``pi/trust`` result for ``cwd``: whether it is trusted, by which entry, and why."""
+    decision = resolve_project_trust(cwd, agent_dir_of(ls))
+    entry = decision.entry
+    result: dict[str, Any] = {
+        "cwd": decision.cwd,
+        "trusted": decision.trusted,
+        "directory": entry.key if entry else None,
+        "decision": entry.decision if entry else None,
+        "requires": [r.path for r in decision.requirements],
+        "storePath": decision.store_path,
+        "rule": decision.rule,
+        "reason": decision.reason,
+    }
+    if decision.findings:
+        result["problems"] = [
+            _located(f.where.path, f.where.start_line, f.message) for f in decision.findings
+        ]
+    return result
+
+
+def _located(path: str, line: int, message: str) -> str:
+    return f"{path}:{line + 1}: {message}"
+
+
+def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str, Any]:
+    """Store ``decision`` for ``cwd``, rebuild, and return the new status.
+
+    Raises a :class:`JsonRpcException` (RequestFailed) without writing anything when the store
+    is broken or locked.
+    """
+    agent_dir = agent_dir_of(ls)
+    try:
+        save_trust(agent_dir, cwd, decision)
+    except TrustStoreError as error:
+        first = error.findings[0]
+        problems = "; ".join(
+            _located(f.where.path, f.where.start_line, f.message) for f in error.findings
+        )
+        raise JsonRpcException(
+            f"trust.json was not changed because it cannot be read: {problems}",
+            code=REQUEST_FAILED,
+            data={
+                "storePath": first.where.path,
+                "line": first.where.start_line + 1,
+                "column": first.where.start_column + 1,
+                "rule": first.rule,
+            },
+        ) from error
+    except TrustLockError as error:
+        raise JsonRpcException(
+            f"trust.json was not changed: cannot lock {error.lock_path} ({error.message})",
+            code=REQUEST_FAILED,
+            data={"lockPath": error.lock_path, "locked": error.locked},
+        ) from error
+    except OSError as error:
+        raise JsonRpcException(
+            f"trust.json was not changed: {error.strerror or error} ({error.filename})",
+            code=REQUEST_FAILED,
+        ) from error
+    ls.request_rebuild(None)
+    return trust_status(ls, cwd)
+
+
+def _cwd_param(ls: PiLanguageServer, value: object) -> str:
+    if value is None or value == "":
+        return ls.state.root
+    if not isinstance(value, str):
+        raise JsonRpcInvalidParams(f"pi/trust: cwd must be a path, got {value!r}")
+    path = path_of(value) if value.startswith("file:") else value
+    return os.path.abspath(os.path.join(ls.state.root, path))
 
 
 def register(server: PiLanguageServer) -> None:
-    """Nothing registered yet."""
+    @server.feature("pi/trust")
+    def trust(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        cwd = _cwd_param(ls, getattr(params, "cwd", None))
+        decision = getattr(params, "decision", _ABSENT)
+        if decision is _ABSENT:
+            return trust_status(ls, cwd)
+        if decision is not None and not isinstance(decision, bool):
+            raise JsonRpcInvalidParams(
+                f"pi/trust: decision must be true, false or null, got {decision!r}"
+            )
+        return set_trust(ls, cwd, decision)
