@@ -1,0 +1,1 @@
+"""The History boundary: Pi-compatible session files, their tree, projection and compaction."""
