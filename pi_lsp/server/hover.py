@@ -32,6 +32,7 @@ from pi_lsp.resources.skills import Skill
 from pi_lsp.server.completion import frontmatter_keys, frontmatter_lines, is_skill_file
 from pi_lsp.server.convert import code_point_column, path_of, utf16_column
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.navigation import ordinal
 
 if TYPE_CHECKING:
     from pi_lsp.server.state import WorkspaceState
@@ -235,7 +236,9 @@ def skill_command_at(line_text: str, column: int) -> tuple[str, int, int] | None
 
 def context_hover_text(state: WorkspaceState, path: str) -> str:
     """The numbered instruction order for the folder of ``path``, this file marked."""
-    resources = state.snapshot(state.cwd_for(path))
+    folder = os.path.dirname(path)
+    inside = folder == state.root or folder.startswith(state.root.rstrip(os.sep) + os.sep)
+    resources = state.snapshot(state.cwd_for(path) if inside else state.root)
     files = resources.context_files.files
     prompt_tokens = state.prompt(resources.cwd).tokens
     lines = [f"**Instruction order for `{resources.cwd}`** (as Pi builds the prompt)", ""]
@@ -255,7 +258,25 @@ def context_hover_text(state: WorkspaceState, path: str) -> str:
     elif loaded.shadows:
         shadowed = ", ".join(f"`{os.path.basename(s)}`" for s in loaded.shadows)
         lines += ["", f"Shadows {shadowed} in the same folder (Pi never reads them)."]
+    elsewhere = _other_working_directories(state, path, resources.cwd)
+    if elsewhere:
+        lines += ["", "Also in the prompt of:"]
+        lines += [f"- `{cwd}` ({ordinal(index)} of {total})" for cwd, index, total in elsewhere]
     return "\n".join(lines)
+
+
+def _other_working_directories(
+    state: WorkspaceState, path: str, shown: str
+) -> list[tuple[str, int, int]]:
+    """The other working directories whose prompt reads ``path``: (cwd, place, of how many)."""
+    found = []
+    for cwd, resources in sorted(state.snapshots.items()):
+        if cwd == shown:
+            continue
+        paths = resources.context_files.paths
+        if path in paths:
+            found.append((cwd, list(paths).index(path) + 1, len(paths)))
+    return found
 
 
 def hover_at(state: WorkspaceState, path: str, line: int, column: int) -> HoverText | None:

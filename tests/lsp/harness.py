@@ -96,3 +96,19 @@ def replace_document(client: LanguageClient, path: Path, text: str, version: int
             [types.TextDocumentContentChangeWholeDocument(text=text)],
         )
     )
+
+
+async def prompt_change_for(client: LanguageClient, path: Path, trigger: Any) -> Any:
+    """Call ``trigger()`` and return the ``pi/systemPromptChanged`` whose reason names ``path``.
+
+    Earlier announcements (the first load's) may still be on their way: they are passed over.
+    """
+    while True:
+        waiting = asyncio.ensure_future(client.wait_for_notification("pi/systemPromptChanged"))
+        await asyncio.sleep(0)
+        if trigger is not None:
+            trigger()
+            trigger = None
+        params = await asyncio.wait_for(waiting, WAIT)
+        if params.reason and str(path) in list(params.reason):
+            return params

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -12,9 +11,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.lsp.harness import (
     CLIENTS,
-    WAIT,
     diagnostics_for,
     next_notification,
+    prompt_change_for,
     server_env,
     start_client,
 )
@@ -146,15 +145,16 @@ async def test_symbols_code_lens_and_prompt_changed(workspace: Path) -> None:
         assert lenses[0].command.title.startswith("2nd of 2 in the prompt · ")
         # the first lint announces every working directory's prompt; an edit announces again
         await diagnostics_for(client, pkg)
-        announcement = asyncio.ensure_future(client.wait_for_notification("pi/systemPromptChanged"))
-        await asyncio.sleep(0)
-        pkg.write_text("- Use npm.\n")
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                [types.FileEvent(uri=pkg.as_uri(), type=types.FileChangeType.Changed)]
+
+        def edit() -> None:
+            pkg.write_text("- Use npm.\n")
+            client.workspace_did_change_watched_files(
+                types.DidChangeWatchedFilesParams(
+                    [types.FileEvent(uri=pkg.as_uri(), type=types.FileChangeType.Changed)]
+                )
             )
-        )
-        params = await asyncio.wait_for(announcement, WAIT)
+
+        params = await prompt_change_for(client, pkg, edit)
         assert str(workspace / "ws" / "pkg") in list(params.cwds)
         assert str(workspace / "ws") not in list(params.cwds)  # its prompt did not change
     finally:
@@ -193,3 +193,23 @@ async def _raw_client(tmp: Path) -> LanguageClient:
     client = await config.start()
     assert isinstance(client, LanguageClient)
     return client
+
+
+async def test_hover_on_a_parent_file_names_the_folders_below_that_read_it(
+    workspace: Path,
+) -> None:
+    client = await start_client(workspace)
+    try:
+        await diagnostics_for(client, workspace / "ws" / "pkg" / "AGENTS.md")
+        root_file = workspace / "ws" / "AGENTS.md"
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                types.TextDocumentIdentifier(root_file.as_uri()), types.Position(0, 0)
+            )
+        )
+        assert hover is not None
+        text = hover.contents.value  # type: ignore[union-attr]
+        assert f"1. **`{root_file}`** ← this file" in text
+        assert f"- `{workspace / 'ws' / 'pkg'}` (1st of 2)" in text
+    finally:
+        await client.shutdown_session()

@@ -15,6 +15,7 @@ from tests.lsp.harness import (
     WAIT,
     diagnostics_for,
     next_notification,
+    prompt_change_for,
     start_client,
     wait_until,
 )
@@ -182,11 +183,12 @@ async def test_the_prompt_change_says_why(workspace: Path) -> None:
     try:
         pkg = workspace / "ws" / "pkg" / "AGENTS.md"
         await diagnostics_for(client, pkg)
-        announcement = asyncio.ensure_future(client.wait_for_notification("pi/systemPromptChanged"))
-        await asyncio.sleep(0)
-        pkg.write_text("- Use npm.\n")
-        _notify(client, pkg, types.FileChangeType.Changed)
-        params = await asyncio.wait_for(announcement, WAIT)
+
+        def edit() -> None:
+            pkg.write_text("- Use npm.\n")
+            _notify(client, pkg, types.FileChangeType.Changed)
+
+        params = await prompt_change_for(client, pkg, edit)
         assert list(params.cwds) == [str(workspace / "ws" / "pkg")]
         assert list(params.reason) == [str(pkg)]
     finally:
