@@ -1,11 +1,187 @@
-"""(Being written.)"""
+"""``pi-lsp session context FILE [--leaf ID] [--json]``: the messages a model would get.
+
+The session is read with ``SessionFile.read`` (no lock; an old version is migrated in memory
+only: the file is never written), projected at the leaf as Pi projects it
+(``build_session_context``) and converted with ``convert_to_llm``. The terminal listing shows
+each message's role and text, tool calls with their arguments, tool results, and a placeholder
+for each image; ``--json`` prints the converted messages as they are.
+
+Like Pi, an unknown ``--leaf`` falls back to the last entry of the file; unlike Pi, this says so
+on stderr. Exit codes: 0 done, 1 the file cannot be read or is not a Pi session, 2 usage.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import re
 import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pi_lsp.resources.model import Finding
+from pi_lsp.session.context import UNSET, SessionContext, Unset, build_session_context
+from pi_lsp.session.errors import SessionFileError
+from pi_lsp.session.llm_messages import convert_to_llm
+from pi_lsp.session.session_file import SessionFile
+from pi_lsp.session.tree import index_entries
+
+__all__ = ["run_context_command"]
+
+EXIT_OK = 0
+EXIT_BAD_FILE = 1
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _report(findings: Sequence[Finding]) -> None:
+    for finding in findings:
+        where = finding.where
+        sys.stderr.write(
+            f"{where.path}:{where.start_line + 1}: {finding.severity}: {finding.message}\n"
+        )
+
+
+# --- terminal listing ----------------------------------------------------------------------------
+
+
+def _compact_json(value: Any) -> str:
+    return _escape_surrogates(json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":")))
+
+
+def _image_placeholder(block: Mapping[str, Any]) -> str:
+    data = block.get("data")
+    size = ""
+    if isinstance(data, str):
+        size = f", {len(data) * 3 // 4 - len(data) + len(data.rstrip('='))} bytes"
+    return f"[image {block.get('mimeType', '?')}{size}]"
+
+
+def _block_lines(block: Any) -> list[str]:
+    if not isinstance(block, Mapping):
+        return [_compact_json(block)]
+    kind = block.get("type")
+    if kind == "text":
+        return [str(block.get("text", ""))]
+    if kind == "image":
+        return [_image_placeholder(block)]
+    if kind == "thinking":
+        if block.get("redacted"):
+            return ["[thinking, redacted]"]
+        return ["[thinking]", str(block.get("thinking", ""))]
+    if kind == "toolCall":
+        arguments = _compact_json(block.get("arguments"))
+        return [f"→ tool call {block.get('name')} ({block.get('id')}) {arguments}"]
+    return [_compact_json(block)]
+
+
+def _content_lines(content: Any) -> list[str]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [line for block in content for line in _block_lines(block)]
+    return [_compact_json(content)]
+
+
+def _title(number: int, message: Mapping[str, Any]) -> str:
+    role = message.get("role")
+    if role == "toolResult":
+        title = f"[{number}] tool result {message.get('toolName')} ({message.get('toolCallId')})"
+        return title + (" — error" if message.get("isError") else "")
+    if role == "assistant":
+        stop = message.get("stopReason")
+        if stop in ("error", "aborted"):
+            detail = message.get("errorMessage")
+            suffix = f": {detail}" if detail else ""
+            return f"[{number}] assistant — {stop}, not replayed to the model{suffix}"
+        return f"[{number}] assistant" + (f" ({stop})" if stop else "")
+    return f"[{number}] {role}"
+
+
+def _model_text(model: Mapping[str, Any] | None) -> str:
+    if model is None:
+        return "none"
+    return f"{model.get('provider')}/{model.get('modelId')}"
+
+
+def _listing(leaf: str | None, context: SessionContext, messages: list[dict[str, Any]]) -> str:
+    count = len(messages)
+    header = (
+        f"leaf {leaf or 'none'} · {count} message{'' if count == 1 else 's'} · "
+        f"thinking {context.thinking_level} · model {_model_text(context.model)}"
+    )
+    blocks = [header]
+    for number, message in enumerate(messages, start=1):
+        blocks.append("\n".join([_title(number, message), *_content_lines(message.get("content"))]))
+    return "\n\n".join(blocks) + "\n"
+
+
+# --- JSON ----------------------------------------------------------------------------------------
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (``JSON.stringify`` writes them as null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _escape_surrogates(text: str) -> str:
+    """Lone surrogates (possible in parsed JSON strings) as ``\\udXXX`` escapes."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _write(text: str) -> None:
+    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
+    sys.stdout.buffer.flush()
 
 
 def run_context_command(opts: argparse.Namespace) -> int:
-    sys.stderr.write("pi-lsp: session context is not available yet\n")
-    return 2
+    path = str(opts.file)
+    try:
+        session = SessionFile.read(path)
+    except SessionFileError as error:
+        sys.stderr.write(f"pi-lsp: {error}\n")
+        return EXIT_BAD_FILE
+    _report(session.findings)
+
+    entries = list(session.entries)
+    by_id = index_entries(entries)
+    requested: str | None = opts.leaf
+    leaf_arg: str | Unset = UNSET
+    leaf = session.leaf_id
+    if requested is not None:
+        if requested in by_id:
+            leaf_arg, leaf = requested, requested
+        else:
+            fallback = f"the last entry ({leaf})" if leaf else "the last entry"
+            if not entries:
+                fallback = "nothing (the session has no entries)"
+            sys.stderr.write(
+                f"pi-lsp: {path}: no entry with id {requested!r}; projecting from {fallback}, "
+                "as Pi does\n"
+            )
+    context = build_session_context(entries, leaf_arg, by_id=by_id)
+    messages = convert_to_llm(context.messages)
+
+    if opts.json:
+        payload = {
+            "leaf": leaf,
+            "thinkingLevel": context.thinking_level,
+            "model": context.model,
+            "messages": messages,
+        }
+        text = json.dumps(_finite(payload), ensure_ascii=False, indent=2)
+        _write(_escape_surrogates(text) + "\n")
+    else:
+        _write(_escape_surrogates(_listing(leaf, context, messages)))
+    return EXIT_OK

@@ -1,0 +1,180 @@
+"""The active-path projection: what the agent's context holds at a leaf (spec §8.6).
+
+``build_session_context`` walks from a leaf to the root, keeps the thinking level and model the
+path last set, and lays out the messages after the latest compaction: its summary first, then
+the kept entries from before it, then everything after it. Entries and messages are plain dicts
+in Pi's JSON shape; nothing here copies or mutates an entry except where a message has to be
+made (custom messages and summaries, or a ``null`` content turned into ``[]``).
+
+Pi quirk kept on purpose: every ``compaction`` entry contributes a summary message, so an older
+compaction that lies inside the latest compaction's kept range is projected too, as a second
+summary in the middle of the context (conformance case compaction-split-after-compaction).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from pi_lsp.session.timestamps import parse_timestamp_ms
+from pi_lsp.session.tree import branch, index_entries
+
+__all__ = [
+    "UNSET",
+    "SessionContext",
+    "Unset",
+    "build_session_context",
+    "entry_messages",
+]
+
+Entry = Mapping[str, Any]
+Message = dict[str, Any]
+
+
+class Unset(enum.Enum):
+    """Type of ``UNSET``: no leaf given (Pi's ``undefined``), as opposed to ``None`` (``null``)."""
+
+    UNSET = "UNSET"
+
+
+UNSET: Final = Unset.UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    """What ``buildSessionContext`` returns, plus the entries the projection took messages from.
+
+    ``entries`` are the path entries inside the projection, in context order (with a compaction:
+    the compaction, its kept entries, the entries after it), whether or not they contribute a
+    message. ``model`` is ``{"provider", "modelId"}`` or None.
+    """
+
+    messages: list[Message] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: dict[str, Any] | None = None
+    entries: list[Entry] = field(default_factory=list)
+
+
+def _custom_message(entry: Mapping[str, Any], timestamp: float) -> Message:
+    message: Message = {
+        "role": "custom",
+        "customType": entry.get("customType"),
+        "content": entry.get("content"),
+        "display": entry.get("display"),
+    }
+    if "details" in entry:
+        message["details"] = entry["details"]
+    message["timestamp"] = timestamp
+    return message
+
+
+def entry_messages(entry: Mapping[str, Any]) -> list[Message]:
+    """The message(s) one entry contributes to the context (none, or one).
+
+    * ``message``: its message; a ``null`` content becomes ``[]`` (in a copy);
+    * ``custom_message``: a ``custom`` message;
+    * ``branch_summary`` with a non-empty summary: a ``branchSummary`` message;
+    * ``compaction`` (any, not only the latest): a ``compactionSummary`` message;
+    * every other type: nothing.
+
+    Made messages carry ``Date.parse(entry.timestamp)`` as their timestamp (NaN if unparsable).
+    """
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            return []
+        if "content" in message and message["content"] is None:
+            return [{**message, "content": []}]
+        return [message]
+    if kind == "custom_message":
+        return [_custom_message(entry, parse_timestamp_ms(entry.get("timestamp")))]
+    if kind == "branch_summary":
+        summary = entry.get("summary")
+        if not summary:
+            return []
+        return [
+            {
+                "role": "branchSummary",
+                "summary": summary,
+                "fromId": entry.get("fromId"),
+                "timestamp": parse_timestamp_ms(entry.get("timestamp")),
+            }
+        ]
+    if kind == "compaction":
+        return [
+            {
+                "role": "compactionSummary",
+                "summary": entry.get("summary"),
+                "tokensBefore": entry.get("tokensBefore"),
+                "timestamp": parse_timestamp_ms(entry.get("timestamp")),
+            }
+        ]
+    return []
+
+
+def _context_entries(path: Sequence[Entry], compaction_index: int | None) -> list[Entry]:
+    """The path entries in context order: all of them, or the layout around a compaction."""
+    if compaction_index is None:
+        return list(path)
+    compaction = path[compaction_index]
+    first_kept = compaction.get("firstKeptEntryId")
+    kept_start = next(
+        (i for i in range(compaction_index) if path[i].get("id") == first_kept),
+        compaction_index,
+    )
+    return [compaction, *path[kept_start:compaction_index], *path[compaction_index + 1 :]]
+
+
+def build_session_context(
+    entries: Sequence[Entry],
+    leaf_id: str | Unset | None = UNSET,
+    *,
+    by_id: Mapping[str, Entry] | None = None,
+) -> SessionContext:
+    """``buildSessionContext(entries, leafId)``: the context at ``leaf_id`` (spec §8.6).
+
+    ``leaf_id`` None is Pi's ``null`` (before the first entry: an empty context); ``UNSET``, an
+    empty string or an unknown id mean the last entry. ``by_id`` may pass a ready index of
+    ``entries``. Apart from building that index, the cost is linear in the path length.
+    """
+    if leaf_id is None:
+        return SessionContext()
+    index = index_entries(entries) if by_id is None else by_id
+    leaf = index.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
+    if leaf is None:
+        if not entries:
+            return SessionContext()
+        leaf = entries[-1]
+    leaf_key = leaf.get("id")
+    path = branch(index, leaf_key) if isinstance(leaf_key, str) else []
+    if not path or path[-1] is not leaf:
+        # A leaf without an id string is not in the index; it still ends its own path.
+        parent = leaf.get("parentId")
+        path = [*(branch(index, parent) if isinstance(parent, str) else []), leaf]
+
+    thinking_level = "off"
+    model: dict[str, Any] | None = None
+    compaction_index: int | None = None
+    for position, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            if isinstance(level, str):
+                thinking_level = level
+        elif kind == "model_change":
+            model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+        elif kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                model = {"provider": message.get("provider"), "modelId": message.get("model")}
+        elif kind == "compaction":
+            compaction_index = position
+
+    context_entries = _context_entries(path, compaction_index)
+    messages = [message for entry in context_entries for message in entry_messages(entry)]
+    return SessionContext(
+        messages=messages, thinking_level=thinking_level, model=model, entries=context_entries
+    )

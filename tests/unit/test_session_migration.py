@@ -1,0 +1,197 @@
+"""Migrating old session files (spec §8.4): in memory, keeping every field, in JS key order."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_lsp.session.json_line import parse_json, stringify
+from pi_lsp.session.migration import migrate_records, session_version
+from pi_lsp.session.session_file import SessionFile
+from tests.shared_data import SHARED
+
+FIXTURES = SHARED / "fixtures" / "pi"
+ENTRY_ID = re.compile(r"[0-9a-f]{8}")
+
+
+def v1_records() -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "session",
+            "id": "s-1",
+            "timestamp": "2025-11-20T23:33:50.805Z",
+            "cwd": "/w",
+            "provider": "anthropic",
+            "modelId": "claude",
+            "thinkingLevel": "off",
+            "branchedFrom": "/old.jsonl",
+        },
+        {"type": "message", "timestamp": "t1", "message": {"role": "user", "content": "a"}},
+        {"type": "message", "timestamp": "t2", "message": {"role": "hookMessage", "x": 1}},
+        {"type": "thinking_level_change", "timestamp": "t3", "thinkingLevel": "high"},
+        {
+            "type": "compaction",
+            "timestamp": "t4",
+            "summary": "S",
+            "firstKeptEntryIndex": 2,
+            "tokensBefore": 10,
+            "extra": [1, 2],
+        },
+        {"type": "message", "timestamp": "t5", "message": {"role": "assistant"}, "zzz": None},
+    ]
+
+
+def test_v1_entries_get_fresh_ids_and_one_linear_chain() -> None:
+    records = v1_records()
+    report = migrate_records(records)
+    assert report.changed and report.from_version == 1 and not report.notes
+    entries = records[1:]
+    ids = [e["id"] for e in entries]
+    assert all(ENTRY_ID.fullmatch(i) for i in ids)
+    assert len(set(ids)) == len(ids)
+    assert [e["parentId"] for e in entries] == [None, *ids[:-1]]
+
+
+def test_v1_keeps_every_field_and_appends_new_keys_last() -> None:
+    original = v1_records()
+    records = copy.deepcopy(original)
+    migrate_records(records)
+    header = records[0]
+    assert list(header) == [*original[0], "version"] and header["version"] == 3
+    for before, after in zip(original[1:], records[1:], strict=True):
+        expected_keys = [k for k in before if k != "firstKeptEntryIndex"] + ["id", "parentId"]
+        if before["type"] == "compaction":
+            expected_keys.append("firstKeptEntryId")
+        assert list(after) == expected_keys
+    assert records[5]["zzz"] is None and records[4]["extra"] == [1, 2]
+
+
+def test_compaction_index_counts_the_header_and_becomes_an_id() -> None:
+    records = v1_records()
+    migrate_records(records)
+    compaction = records[4]
+    assert "firstKeptEntryIndex" not in compaction
+    assert compaction["firstKeptEntryId"] == records[2]["id"]
+
+
+@pytest.mark.parametrize("index", [0, 5, 99, -1, 1.5])
+def test_compaction_index_that_names_no_earlier_entry_is_dropped_with_a_note(
+    index: float,
+) -> None:
+    records = v1_records()
+    records[4]["firstKeptEntryIndex"] = index
+    report = migrate_records(records)
+    assert "firstKeptEntryIndex" not in records[4]
+    assert "firstKeptEntryId" not in records[4]
+    assert [note.record_index for note in report.notes] == [4]
+
+
+def test_hook_message_role_becomes_custom_in_v1_and_v2() -> None:
+    records = v1_records()
+    migrate_records(records)
+    assert records[2]["message"] == {"role": "custom", "x": 1}
+
+    v2: list[dict[str, Any]] = [
+        {"type": "session", "version": 2, "id": "s", "timestamp": "t", "cwd": "/"},
+        {
+            "type": "message",
+            "id": "aaaaaaaa",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "hookMessage", "customType": "k", "content": "c"},
+        },
+    ]
+    report = migrate_records(v2)
+    assert report.changed and report.from_version == 2
+    assert v2[0] == {"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"}
+    assert v2[1]["id"] == "aaaaaaaa" and v2[1]["parentId"] is None
+    assert list(v2[1]["message"]) == ["role", "customType", "content"]
+    assert v2[1]["message"]["role"] == "custom"
+
+
+def test_current_version_is_left_alone() -> None:
+    records: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"},
+        {"type": "message", "id": "x", "parentId": None, "message": {"role": "hookMessage"}},
+    ]
+    before = copy.deepcopy(records)
+    report = migrate_records(records)
+    assert not report.changed and records == before
+
+
+@pytest.mark.parametrize(
+    ("version", "expected", "noted"),
+    [(None, 1, False), (2, 2, False), ("3", None, True), (True, None, True), (7, 7, True)],
+)
+def test_version_reading(version: Any, expected: Any, noted: bool) -> None:
+    header: dict[str, Any] = {"type": "session", "id": "s"}
+    if version is not None:
+        header["version"] = version
+    assert session_version(header) == expected
+    records = [header]
+    report = migrate_records(records)
+    assert bool(report.notes) == noted
+    if noted:
+        assert records[0].get("version") == version  # untouched
+
+
+# ---------------------------------------------------------------------------------------------
+# The real v1 fixtures
+
+
+def _fixture_records(name: str) -> list[dict[str, Any]]:
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    return [parse_json(line) for line in text.split("\n") if line.strip()]
+
+
+@pytest.mark.parametrize("name", ["large-session.jsonl", "before-compaction.jsonl"])
+def test_fixture_migrates_to_one_chain_keeping_every_field(name: str) -> None:
+    original = _fixture_records(name)
+    assert "version" not in original[0]
+    records = copy.deepcopy(original)
+    report = migrate_records(records)
+    assert report.changed and report.from_version == 1 and not report.notes
+    for key in ("provider", "modelId", "thinkingLevel"):
+        assert records[0][key] == original[0][key]
+    previous = None
+    for before, after in zip(original[1:], records[1:], strict=True):
+        assert after["parentId"] == previous
+        previous = after["id"]
+        stripped = {
+            k: v for k, v in after.items() if k not in ("id", "parentId", "firstKeptEntryId")
+        }
+        assert stripped == {k: v for k, v in before.items() if k != "firstKeptEntryIndex"}
+
+
+def test_before_compaction_fixture_points_compactions_at_the_indexed_entries() -> None:
+    original = _fixture_records("before-compaction.jsonl")
+    assert original[0]["branchedFrom"].endswith(".jsonl")
+    indexes = [r["firstKeptEntryIndex"] for r in original if r["type"] == "compaction"]
+    assert indexes == [293, 551]
+    records = copy.deepcopy(original)
+    migrate_records(records)
+    compactions = [r for r in records if r["type"] == "compaction"]
+    assert [c["firstKeptEntryId"] for c in compactions] == [records[i]["id"] for i in indexes]
+    assert records[0]["branchedFrom"] == original[0]["branchedFrom"]
+
+
+def test_reading_migrates_in_memory_and_writing_back_keeps_every_field(tmp_path: Path) -> None:
+    source = FIXTURES / "before-compaction.jsonl"
+    session = SessionFile.read(source)
+    assert session.migrated_from == 1
+    written = tmp_path / "v3.jsonl"
+    from pi_lsp.session.session_file import serialize_records
+
+    data = serialize_records([session.header, *session.entries])
+    written.write_bytes(data)
+    again = SessionFile.read(written)
+    assert again.migrated_from is None and not again.findings
+    assert again.header == session.header
+    assert list(again.entries) == list(session.entries)
+    # each line is exactly what JSON.stringify writes for the record
+    lines = data.decode("utf-8").split("\n")[:-1]
+    assert lines == [stringify(r) for r in [session.header, *session.entries]]
