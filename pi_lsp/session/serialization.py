@@ -1,0 +1,160 @@
+"""A conversation as plain text for a summarization request (spec §10.6).
+
+A summarizing model is not sent the conversation as chat messages (it would answer it); it gets
+one user message holding a transcript inside ``<conversation>`` tags. The transcript has to be
+Pi's byte for byte: the labels, the order of an assistant message's parts, the ``; `` between
+tool calls and the cut of long tool results are what Pi writes.
+
+* user: ``[User]: `` + its text blocks run together (images left out; nothing if empty);
+* assistant: up to three parts in this order: ``[Assistant thinking]: `` (thinking blocks, one
+  per line), ``[Assistant]: `` (text blocks, one per line: written as soon as a text block
+  exists, even an empty one), ``[Assistant tool calls]: `` (``name(key=<JSON>, …)`` joined by
+  ``; ``);
+* tool result: ``[Tool result]: `` + its text, cut after 2000 characters with a marker saying
+  how many were left out (nothing if empty);
+* parts joined by a blank line.
+
+The input is what ``convert_to_llm`` returns: only user, assistant and tool-result messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pi_lsp.session.js_json import js_object_keys, js_stringify
+from pi_lsp.tools.truncation import utf16_len
+
+__all__ = [
+    "TOOL_RESULT_MAX_CHARS",
+    "conversation_prompt",
+    "js_slice",
+    "serialize_conversation",
+]
+
+#: Characters of a tool result kept in a summarization transcript.
+TOOL_RESULT_MAX_CHARS = 2000
+
+
+def js_slice(text: str, units: int) -> str:
+    """``text.slice(0, units)`` in JavaScript, UTF-16 units, exactly.
+
+    A cut inside a surrogate pair keeps the high half as a lone surrogate, as JavaScript does;
+    the request body then carries it as the escape ``\\udXXX`` (JSON encoders escape it).
+    """
+    if units <= 0:
+        return ""
+    if text.isascii() or len(text) <= units // 2:
+        return text[:units]
+    taken = 0
+    for index, char in enumerate(text):
+        code = ord(char)
+        if code > 0xFFFF:
+            if taken + 2 > units:
+                if taken + 1 == units:
+                    return text[:index] + chr(0xD800 + ((code - 0x10000) >> 10))
+                return text[:index]
+            taken += 2
+        else:
+            if taken + 1 > units:
+                return text[:index]
+            taken += 1
+    return text
+
+
+def _text_blocks(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [
+        block["text"]
+        for block in content
+        if isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+
+
+def _tool_call(block: Mapping[str, Any]) -> str:
+    arguments = block.get("arguments")
+    rendered = ""
+    if isinstance(arguments, Mapping):
+        rendered = ", ".join(
+            f"{key}={js_stringify(arguments[key])}" for key in js_object_keys(arguments)
+        )
+    name = block.get("name")
+    return f"{name if isinstance(name, str) else ''}({rendered})"
+
+
+def _string_field(block: Mapping[str, Any], key: str) -> str:
+    value = block.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _assistant_parts(content: Any) -> list[str]:
+    if not isinstance(content, list):
+        return []
+    thinking: list[str] = []
+    texts: list[str] = []
+    calls: list[str] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(_string_field(block, "text"))
+        elif kind == "thinking":
+            thinking.append(_string_field(block, "thinking"))
+        elif kind == "toolCall":
+            calls.append(_tool_call(block))
+    parts = []
+    if thinking:
+        parts.append("[Assistant thinking]: " + "\n".join(thinking))
+    if texts:
+        parts.append("[Assistant]: " + "\n".join(texts))
+    if calls:
+        parts.append("[Assistant tool calls]: " + "; ".join(calls))
+    return parts
+
+
+def _tool_result_text(content: Any) -> str:
+    text = "".join(_text_blocks(content))
+    length = utf16_len(text)
+    if length <= TOOL_RESULT_MAX_CHARS:
+        return text
+    left_out = length - TOOL_RESULT_MAX_CHARS
+    return js_slice(text, TOOL_RESULT_MAX_CHARS) + f"\n\n[... {left_out} more characters truncated]"
+
+
+def serialize_conversation(messages: Iterable[Mapping[str, Any]]) -> str:
+    """The transcript of model-level messages (``serializeConversation``)."""
+    parts: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content")
+        if role == "user":
+            text = "".join(_text_blocks(content))
+            if text:
+                parts.append(f"[User]: {text}")
+        elif role == "assistant":
+            parts.extend(_assistant_parts(content))
+        elif role == "toolResult":
+            text = _tool_result_text(content)
+            if text:
+                parts.append(f"[Tool result]: {text}")
+    return "\n\n".join(parts)
+
+
+def conversation_prompt(
+    serialized: str, instructions: str, previous_summary: str | None = None
+) -> str:
+    """The text of the one user message of a summarization request.
+
+    ``<conversation>`` with the transcript, then (when updating an earlier, non-empty summary)
+    that summary in ``<previous-summary>`` tags, then the instructions.
+    """
+    text = f"<conversation>\n{serialized}\n</conversation>\n\n"
+    if previous_summary:
+        text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
+    return text + instructions
