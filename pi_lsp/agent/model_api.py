@@ -1,0 +1,77 @@
+"""The contract between the agent loop and the providers: models, requests, stream events.
+
+Messages and events are plain dicts in Pi's JSON shape, as everywhere in the History boundary:
+
+- an assistant message is ``{"role": "assistant", "content": [blocks], "api", "provider",
+  "model", "usage": {"input", "output", "cacheRead", "cacheWrite", "reasoning"?, "totalTokens",
+  "cost": {…}}, "stopReason": "stop" | "length" | "toolUse" | "error" | "aborted",
+  "timestamp": epoch ms, "responseId"?, "rawStopReason"?, "errorMessage"?}`` with blocks
+  ``{"type": "text", "text"}``, ``{"type": "thinking", "thinking", "thinkingSignature"?}``,
+  ``{"type": "toolCall", "id", "name", "arguments": {…}}``;
+- a stream yields Pi's assistant-message events, each a dict with ``"type"``: ``start``
+  (``partial``), ``text_start`` / ``text_delta`` / ``text_end``, ``thinking_start`` /
+  ``thinking_delta`` / ``thinking_end``, ``toolcall_start`` / ``toolcall_delta`` /
+  ``toolcall_end`` (each with ``contentIndex``, ``delta`` where it applies, and ``partial``: the
+  assistant message so far), then exactly one of ``done`` (``reason``, ``message``) or ``error``
+  (``reason``: "error" | "aborted", ``error``: the final assistant message with
+  ``errorMessage``). A provider never raises for API or network failures: it ends the stream
+  with ``error``; the loop decides about retries and compaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pi_lsp.tools.base import AbortSignal
+
+Api = Literal["openai-completions", "anthropic-messages"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One model of one provider, as ``models.json`` (or a built-in default) describes it."""
+
+    id: str
+    provider: str
+    api: Api
+    base_url: str
+    context_window: int = 128_000
+    max_tokens: int = 16_384
+    reasoning: bool = False
+    input: tuple[str, ...] = ("text",)
+    name: str | None = None
+    #: provider quirks (``supportsDeveloperRole``, ``maxTokensField``, …), as in models.json
+    compat: dict[str, Any] = field(default_factory=dict)
+    cost: dict[str, float] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def accepts_images(self) -> bool:
+        return "image" in self.input
+
+
+@dataclass
+class ModelRequest:
+    """One request: the system prompt, the LLM messages (after ``convert_to_llm``), the tools."""
+
+    model: ModelInfo
+    system_prompt: str
+    messages: list[dict[str, Any]]
+    #: ``{"name", "description", "parameters"}`` per active tool; empty for summaries
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    #: already clamped by the caller (spec §13.2); ``None``: the model's ``max_tokens``
+    max_tokens: int | None = None
+    thinking_level: ThinkingLevel = "off"
+    #: the API key resolved for this request (never logged, never stored)
+    api_key: str | None = None
+
+
+class Provider(Protocol):
+    """Streams one assistant response for a request."""
+
+    def stream(
+        self, request: ModelRequest, signal: AbortSignal | None = None
+    ) -> AsyncIterator[dict[str, Any]]: ...

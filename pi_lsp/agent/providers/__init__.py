@@ -1,0 +1,1 @@
+"""Model providers: one module per wire format (OpenAI-compatible chat completions, Anthropic)."""
