@@ -229,11 +229,7 @@ def _load_options(opts: argparse.Namespace) -> Any:
 
 def _report_findings(findings: Sequence[Any]) -> None:
     for finding in findings:
-        where = finding.where
-        sys.stderr.write(
-            f"{where.path}:{where.start_line + 1}:{where.start_column + 1}: "
-            f"{finding.severity}: {finding.message} [{finding.rule}]\n"
-        )
+        sys.stderr.write(finding.to_text() + "\n")
 
 
 def _run_prompt_command(opts: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pi_lsp.tools.truncation import utf16_len
 
-__all__ = ["JS_WHITESPACE", "is_js_space", "js_trim", "utf16_len", "utf16_prefix"]
+__all__ = ["JS_WHITESPACE", "is_js_space", "js_slice", "js_trim", "utf16_len", "utf16_prefix"]
 
 #: ECMAScript WhiteSpace plus LineTerminator: what ``String.prototype.trim`` and ``\s`` match.
 JS_WHITESPACE = (
@@ -29,20 +29,38 @@ def js_trim(text: str) -> str:
     return text.strip(JS_WHITESPACE)
 
 
+def _utf16_cut(text: str, units: int) -> tuple[str, str | None]:
+    """The code points wholly inside the first ``units`` UTF-16 units of ``text``, and the
+    character whose surrogate pair the cut splits (``None`` when it splits none)."""
+    if units <= 0:
+        return "", None
+    if text.isascii() or len(text) <= units // 2:
+        return text[:units], None
+    taken = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if taken + width > units:
+            return text[:index], char if taken + 1 == units else None
+        taken += width
+    return text, None
+
+
+def js_slice(text: str, units: int) -> str:
+    """``text.slice(0, units)`` in JavaScript, UTF-16 units, exactly.
+
+    A cut inside a surrogate pair keeps the high half as a lone surrogate, as JavaScript does;
+    a request body then carries it as the escape ``\\udXXX`` (JSON encoders escape it).
+    """
+    prefix, split = _utf16_cut(text, units)
+    if split is None:
+        return prefix
+    return prefix + chr(0xD800 + ((ord(split) - 0x10000) >> 10))
+
+
 def utf16_prefix(text: str, units: int) -> str:
     """``text.slice(0, units)`` in JavaScript, without leaving half of a surrogate pair.
 
     JavaScript would keep a lone high surrogate when the cut falls inside a pair; such a string
     cannot be encoded as UTF-8, so the dangling half is dropped here (one unit shorter).
     """
-    if units <= 0:
-        return ""
-    if text.isascii() or len(text) <= units // 2:
-        return text[:units]
-    taken = 0
-    for index, char in enumerate(text):
-        width = 2 if ord(char) > 0xFFFF else 1
-        if taken + width > units:
-            return text[:index]
-        taken += width
-    return text
+    return _utf16_cut(text, units)[0]

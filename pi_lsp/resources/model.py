@@ -78,6 +78,14 @@ class Finding:
             out["related"] = [{**r.where.to_json(), "message": r.message} for r in self.related]
         return out
 
+    def to_text(self) -> str:
+        """The finding as one terminal line: ``file:line:column: severity: message [rule]``."""
+        where = self.where
+        return (
+            f"{where.path}:{where.start_line + 1}:{where.start_column + 1}: "
+            f"{self.severity}: {self.message} [{self.rule}]"
+        )
+
 
 class NamedResource(Protocol):
     """A loaded resource that name collisions are reported for (a skill, a prompt template)."""

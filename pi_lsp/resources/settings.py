@@ -18,10 +18,10 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from types import MappingProxyType
 from typing import Any, Literal
 
+from pi_lsp.js_json import js_string
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,
     LineIndex,
@@ -393,49 +393,6 @@ def parse_json_document(text: str) -> JsonDocument:
     except RecursionError:  # pragma: no cover - the parser is iterative
         raise JsonSyntaxError("Maximum call stack size exceeded", 0) from None
     return JsonDocument(value, tuple(parser.members))
-
-
-def js_string(value: Any) -> str:
-    """JavaScript's ``String(value)`` for a JSON value that is not an object."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value) if abs(value) < 10**21 else js_string(float(value))
-    if isinstance(value, float):
-        return _js_number(value)
-    if isinstance(value, list):
-        return ",".join("" if v is None else js_string(v) for v in value)
-    return str(value)
-
-
-def _js_number(value: float) -> str:
-    """``Number.prototype.toString()`` (shortest round-trip digits, JavaScript's layout)."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    exact = Decimal(repr(abs(value))).normalize().as_tuple()
-    digits = "".join(map(str, exact.digits))
-    k = len(digits)
-    n = int(exact.exponent) + k
-    if k <= n <= 21:
-        out = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        out = f"{digits[:n]}.{digits[n:]}"
-    elif -6 < n <= 0:
-        out = "0." + "0" * -n + digits
-    else:
-        e = n - 1
-        fraction = f".{digits[1:]}" if k > 1 else ""
-        out = f"{digits[0]}{fraction}e{'+' if e >= 0 else '-'}{abs(e)}"
-    return sign + out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
-import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
+from pi_lsp.js_json import js_object_keys, json_stringify
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,
     LineIndex,
@@ -219,31 +218,6 @@ def trust_lock(store_path: str) -> Iterator[None]:
             os.rmdir(lock_path)
 
 
-def _js_key_order(keys: Sequence[str]) -> list[str]:
-    """``Object.keys`` order: array-index keys first, ascending, then insertion order."""
-    index_keys = [k for k in keys if _is_array_index(k)]
-    others = [k for k in keys if not _is_array_index(k)]
-    return sorted(index_keys, key=int) + others
-
-
-def _is_array_index(key: str) -> bool:
-    return (
-        key.isascii()
-        and key.isdigit()
-        and (key == "0" or not key.startswith("0"))
-        and int(key) < 2**32 - 1
-    )
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _js_json(value: Any) -> str:
-    """``JSON.stringify`` text (non-ASCII kept, lone surrogates escaped)."""
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def _store_finding(where: SourceRange, rule: str, message: str, pi_message: str | None) -> Finding:
     return Finding(where, "error", rule, message, pi_message=pi_message)
 
@@ -275,14 +249,14 @@ def _parse_store(store_path: str, raw: bytes) -> TrustStore:
     members = document.top_level()
     entries: dict[str, TrustEntry] = {}
     findings: list[Finding] = []
-    for key in _js_key_order(list(value)):
+    for key in js_object_keys(value):
         decision = value[key]
         member = members[key]
         if decision is True or decision is False or decision is None:
             where = lines.range(store_path, member.key_start, member.end)
             entries[key] = TrustEntry(key, decision, where)
             continue
-        quoted = _js_json(key)
+        quoted = json_stringify(key)
         findings.append(
             _store_finding(
                 lines.range(store_path, member.value_start, member.end),
@@ -343,8 +317,7 @@ def read_trust_store(agent_dir: str) -> TrustStore:
 
 def _sorted_store_text(data: Mapping[str, bool | None]) -> str:
     ordered = sorted(data, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
-    out = {key: data[key] for key in _js_key_order(ordered)}
-    return _js_json(out) + "\n"
+    return json_stringify({key: data[key] for key in ordered}, indent=2) + "\n"
 
 
 def save_trust_many(agent_dir: str, updates: Sequence[tuple[str, bool | None]]) -> TrustStore:

@@ -26,6 +26,7 @@ from ruamel.yaml.resolver import BaseResolver, VersionedResolver
 from ruamel.yaml.scanner import Scanner
 from ruamel.yaml.tag import Tag
 
+from pi_lsp.js_json import js_number
 from pi_lsp.resources.js_text import utf16_len
 
 __all__ = [
@@ -88,25 +89,11 @@ def js_key(value: Any) -> str:
         return value
     if value is None:
         return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _js_number(value)
+    if isinstance(value, bool | int | float):
+        return js_number(value)
     if isinstance(value, list):
         return ",".join("" if item is None else js_key(item) for item in value)
     return "[object Object]"
-
-
-def _js_number(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
 
 
 def join_surrogates(text: str) -> str:

@@ -19,22 +19,26 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.resources.model import Finding
+from pi_lsp.session.command_support import (
+    EXIT_BAD_FILE,
+    EXIT_OK,
+    EXIT_USAGE,
+    read_session_for_command,
+    report,
+    write_json,
+    write_text,
+)
 from pi_lsp.session.compaction import (
     CompactionPreparation,
     compaction_requests,
     prepare_compaction_or_reason,
 )
 from pi_lsp.session.context import UNSET, build_session_context, entry_messages
-from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.file_ops import format_file_operations
-from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.summarizer import SummaryModel, SummaryRequest
 from pi_lsp.session.tokens import (
     CompactionSettings,
@@ -48,13 +52,8 @@ from pi_lsp.tools.truncation import utf16_len
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "CompactPreview", "preview_compaction", "run_compact_command"]
 
-EXIT_OK = 0
-EXIT_BAD_FILE = 1
-EXIT_USAGE = 2
-
 DEFAULT_CONTEXT_WINDOW = 128000
 _PREVIEW_CHARS = 72
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Entry = dict[str, Any]
 
@@ -309,18 +308,6 @@ def _text(file: str, data: Mapping[str, Any]) -> str:
 # The command
 
 
-def _report(findings: Sequence[Finding]) -> None:
-    for finding in findings:
-        where = finding.where
-        sys.stderr.write(
-            f"{where.path}:{where.start_line + 1}: {finding.severity}: {finding.message}\n"
-        )
-
-
-def _write(text: str) -> None:
-    sys.stdout.write(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
-
-
 def _settings(opts: argparse.Namespace) -> tuple[CompactionSettings, int] | str:
     defaults = CompactionSettings()
     values = {
@@ -345,27 +332,23 @@ def run_compact_command(opts: argparse.Namespace) -> int:
     file = str(opts.file)
     chosen = _settings(opts)
     if isinstance(chosen, str):
-        sys.stderr.write(f"pi-lsp: {chosen}\n")
+        report(chosen)
         return EXIT_USAGE
     settings, window = chosen
-    try:
-        session = SessionFile.read(file)
-    except SessionFileError as error:
-        sys.stderr.write(f"pi-lsp: {error}\n")
+    session = read_session_for_command(file)
+    if session is None:
         return EXIT_BAD_FILE
-    _report(session.findings)
 
     entries = list(session.entries)
     by_id = index_entries(entries)
     leaf = opts.leaf if opts.leaf is not None else session.leaf_id
     if opts.leaf is not None and opts.leaf not in by_id:
-        sys.stderr.write(f"pi-lsp: {file}: no entry with id {opts.leaf!r}\n")
+        report(f"{file}: no entry with id {opts.leaf!r}")
         return EXIT_USAGE
     path = branch(by_id, leaf)
     preview = preview_compaction(path, settings, window)
     if opts.json:
-        payload = {"file": file, **preview.to_json()}
-        _write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        write_json({"file": file, **preview.to_json()})
     else:
-        _write(_text(file, preview.to_json()))
+        write_text(_text(file, preview.to_json()))
     return EXIT_OK

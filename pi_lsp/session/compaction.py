@@ -396,6 +396,19 @@ def compaction_requests(
     reserve = preparation.settings.reserve_tokens
     reasoning = _reasoning(model, thinking_level)
     now = int(time.time() * 1000)
+
+    def request(label: str, share_of_reserve: float, prompt_text: str) -> SummaryRequest:
+        budget = summary_budget(share_of_reserve, reserve, model)
+        return make_summary_request(
+            label,
+            SUMMARIZER_SYSTEM_PROMPT,
+            prompt_text,
+            budget,
+            model,
+            reasoning=reasoning,
+            timestamp_ms=now,
+        )
+
     history: SummaryRequest | None = None
     prefix: SummaryRequest | None = None
     split = preparation.is_split_turn and bool(preparation.turn_prefix_messages)
@@ -407,30 +420,12 @@ def compaction_requests(
             with_additional_focus(instructions, custom_instructions),
             previous,
         )
-        budget = summary_budget(HISTORY_SHARE, reserve, model)
-        history = make_summary_request(
-            HISTORY_LABEL,
-            SUMMARIZER_SYSTEM_PROMPT,
-            text,
-            budget,
-            model,
-            reasoning=reasoning,
-            timestamp_ms=now,
-        )
+        history = request(HISTORY_LABEL, HISTORY_SHARE, text)
     if split:
         text = conversation_prompt(
             _transcript(preparation.turn_prefix_messages), TURN_PREFIX_PROMPT
         )
-        budget = summary_budget(TURN_PREFIX_SHARE, reserve, model)
-        prefix = make_summary_request(
-            TURN_PREFIX_LABEL,
-            SUMMARIZER_SYSTEM_PROMPT,
-            text,
-            budget,
-            model,
-            reasoning=reasoning,
-            timestamp_ms=now,
-        )
+        prefix = request(TURN_PREFIX_LABEL, TURN_PREFIX_SHARE, text)
     return history, prefix
 
 

@@ -13,41 +13,30 @@ on stderr. Exit codes: 0 done, 1 the file cannot be read or is not a Pi session,
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import re
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from pi_lsp.resources.model import Finding
+from pi_lsp.js_json import json_stringify
+from pi_lsp.session.command_support import (
+    EXIT_BAD_FILE,
+    EXIT_OK,
+    read_session_for_command,
+    report,
+    write_json,
+    write_text,
+)
 from pi_lsp.session.context import UNSET, SessionContext, Unset, build_session_context
-from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.llm_messages import convert_to_llm
-from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import index_entries
 
 __all__ = ["run_context_command"]
-
-EXIT_OK = 0
-EXIT_BAD_FILE = 1
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _report(findings: Sequence[Finding]) -> None:
-    for finding in findings:
-        where = finding.where
-        sys.stderr.write(
-            f"{where.path}:{where.start_line + 1}: {finding.severity}: {finding.message}\n"
-        )
 
 
 # --- terminal listing ----------------------------------------------------------------------------
 
 
 def _compact_json(value: Any) -> str:
-    return _escape_surrogates(json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":")))
+    return json_stringify(value, key_order="insertion")
 
 
 def _image_placeholder(block: Mapping[str, Any]) -> str:
@@ -119,40 +108,11 @@ def _listing(leaf: str | None, context: SessionContext, messages: list[dict[str,
     return "\n\n".join(blocks) + "\n"
 
 
-# --- JSON ----------------------------------------------------------------------------------------
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities as ``None`` (``JSON.stringify`` writes them as null)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
-
-
-def _escape_surrogates(text: str) -> str:
-    """Lone surrogates (possible in parsed JSON strings) as ``\\udXXX`` escapes."""
-    if text.isascii():
-        return text
-    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.buffer.flush()
-
-
 def run_context_command(opts: argparse.Namespace) -> int:
     path = str(opts.file)
-    try:
-        session = SessionFile.read(path)
-    except SessionFileError as error:
-        sys.stderr.write(f"pi-lsp: {error}\n")
+    session = read_session_for_command(path)
+    if session is None:
         return EXIT_BAD_FILE
-    _report(session.findings)
 
     entries = list(session.entries)
     by_id = index_entries(entries)
@@ -166,9 +126,8 @@ def run_context_command(opts: argparse.Namespace) -> int:
             fallback = f"the last entry ({leaf})" if leaf else "the last entry"
             if not entries:
                 fallback = "nothing (the session has no entries)"
-            sys.stderr.write(
-                f"pi-lsp: {path}: no entry with id {requested!r}; projecting from {fallback}, "
-                "as Pi does\n"
+            report(
+                f"{path}: no entry with id {requested!r}; projecting from {fallback}, as Pi does"
             )
     context = build_session_context(entries, leaf_arg, by_id=by_id)
     messages = convert_to_llm(context.messages)
@@ -180,8 +139,7 @@ def run_context_command(opts: argparse.Namespace) -> int:
             "model": context.model,
             "messages": messages,
         }
-        text = json.dumps(_finite(payload), ensure_ascii=False, indent=2)
-        _write(_escape_surrogates(text) + "\n")
+        write_json(payload)
     else:
-        _write(_escape_surrogates(_listing(leaf, context, messages)))
+        write_text(_listing(leaf, context, messages))
     return EXIT_OK

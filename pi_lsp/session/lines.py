@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_lsp.js_json import JsonParseError, parse_json
 from pi_lsp.resources.agent_dir import decode_text
 from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
 from pi_lsp.resources.model import Finding, SourceRange
-from pi_lsp.session.json_line import JsonLineError, parse_json
 
 __all__ = ["ParsedLines", "parse_session_bytes"]
 
@@ -73,7 +73,7 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
             line = line.rstrip(JS_WHITESPACE)
         try:
             value = parse_json(line)
-        except JsonLineError as error:
+        except JsonParseError as error:
             torn = index == len(lines) - 1 and not result.ends_with_newline
             if torn:
                 result.torn_last_line = True

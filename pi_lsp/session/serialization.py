@@ -22,44 +22,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pi_lsp.session.js_json import js_object_keys, js_stringify
+from pi_lsp.js_json import js_object_keys, json_stringify
+from pi_lsp.resources.js_text import js_slice
 from pi_lsp.tools.truncation import utf16_len
 
 __all__ = [
     "TOOL_RESULT_MAX_CHARS",
     "conversation_prompt",
-    "js_slice",
     "serialize_conversation",
 ]
 
 #: Characters of a tool result kept in a summarization transcript.
 TOOL_RESULT_MAX_CHARS = 2000
-
-
-def js_slice(text: str, units: int) -> str:
-    """``text.slice(0, units)`` in JavaScript, UTF-16 units, exactly.
-
-    A cut inside a surrogate pair keeps the high half as a lone surrogate, as JavaScript does;
-    the request body then carries it as the escape ``\\udXXX`` (JSON encoders escape it).
-    """
-    if units <= 0:
-        return ""
-    if text.isascii() or len(text) <= units // 2:
-        return text[:units]
-    taken = 0
-    for index, char in enumerate(text):
-        code = ord(char)
-        if code > 0xFFFF:
-            if taken + 2 > units:
-                if taken + 1 == units:
-                    return text[:index] + chr(0xD800 + ((code - 0x10000) >> 10))
-                return text[:index]
-            taken += 2
-        else:
-            if taken + 1 > units:
-                return text[:index]
-            taken += 1
-    return text
 
 
 def _text_blocks(content: Any) -> list[str]:
@@ -81,7 +55,7 @@ def _tool_call(block: Mapping[str, Any]) -> str:
     rendered = ""
     if isinstance(arguments, Mapping):
         rendered = ", ".join(
-            f"{key}={js_stringify(arguments[key])}" for key in js_object_keys(arguments)
+            f"{key}={json_stringify(arguments[key])}" for key in js_object_keys(arguments)
         )
     name = block.get("name")
     return f"{name if isinstance(name, str) else ''}({rendered})"

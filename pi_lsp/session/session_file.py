@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
 
+from pi_lsp.js_json import JsonParseError, json_stringify, parse_json
 from pi_lsp.resources.agent_dir import resolve_agent_dir, resolve_path
 from pi_lsp.resources.model import Finding, SourceRange
 from pi_lsp.session.durable import LockedSessionFile
@@ -69,7 +70,6 @@ from pi_lsp.session.errors import (
     SessionFileError,
     SessionReadOnlyError,
 )
-from pi_lsp.session.json_line import JsonLineError, parse_json, stringify
 from pi_lsp.session.lines import ParsedLines, parse_session_bytes
 from pi_lsp.session.migration import migrate_records
 from pi_lsp.session.tree import TreeNode, branch, children, get_tree, labels_by_target
@@ -90,7 +90,9 @@ HEADER_SCAN_LIMIT = 1 << 20
 
 def serialize_records(records: Iterable[Mapping[str, Any]]) -> bytes:
     """Lines as Pi writes them: ``JSON.stringify`` of each record, each ending in ``\\n``."""
-    return b"".join(stringify(record).encode("utf-8") + b"\n" for record in records)
+    return b"".join(
+        json_stringify(record, key_order="insertion").encode("utf-8") + b"\n" for record in records
+    )
 
 
 class SessionFile:
@@ -738,7 +740,7 @@ def _rewritten_bytes(data: bytes, parsed: ParsedLines) -> bytes:
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
     for record, line in zip(parsed.records, parsed.lines, strict=True):
-        raw_lines[line] = stringify(record).encode("utf-8")
+        raw_lines[line] = json_stringify(record, key_order="insertion").encode("utf-8")
     return b"".join(line + b"\n" for line in raw_lines)
 
 
@@ -806,7 +808,7 @@ def read_session_header(path: str, limit: int = HEADER_SCAN_LIMIT) -> Entry | No
             continue
         try:
             value = parse_json(text)
-        except JsonLineError:
+        except JsonParseError:
             continue
         if not isinstance(value, dict):
             continue

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.session.js_json import js_stringify
+from pi_lsp.js_json import json_stringify
 from pi_lsp.tools.truncation import utf16_len
 
 __all__ = [
@@ -149,49 +149,52 @@ def _text_length(value: Any) -> int:
     return utf16_len(value) if isinstance(value, str) else 0
 
 
-def _content_chars(content: Any, *, images: bool) -> int:
-    """Characters of a user-like content: a string, or its text blocks (+ images)."""
-    if isinstance(content, str):
-        return utf16_len(content)
-    if not isinstance(content, list):
-        return 0
-    chars = 0
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            chars += _text_length(block.get("text"))
-        elif kind == "image" and images:
-            chars += IMAGE_CHARS
-    return chars
+#: The content blocks the estimate counts: user-like messages (user, custom, tool result) and
+#: assistant messages each count their own kinds and skip the others.
+_USER_LIKE_BLOCKS = frozenset({"text", "image"})
+_ASSISTANT_BLOCKS = frozenset({"text", "thinking", "toolCall"})
 
 
-def _assistant_chars(content: Any) -> int:
+def _block_kind(block: Mapping[str, Any]) -> str:
+    kind = block.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+def _block_chars(block: Mapping[str, Any]) -> int:
+    kind = _block_kind(block)
+    if kind == "text":
+        return _text_length(block.get("text"))
+    if kind == "thinking":
+        return _text_length(block.get("thinking"))
+    if kind == "image":
+        return IMAGE_CHARS
+    if kind == "toolCall":
+        arguments = json_stringify(block.get("arguments", {}))
+        return _text_length(block.get("name")) + utf16_len(arguments)
+    return 0
+
+
+def _blocks_chars(content: Any, kinds: frozenset[str]) -> int:
+    """Characters of the content blocks of the ``kinds`` counted (none unless a list)."""
     if not isinstance(content, list):
         return 0
-    chars = 0
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            chars += _text_length(block.get("text"))
-        elif kind == "thinking":
-            chars += _text_length(block.get("thinking"))
-        elif kind == "toolCall":
-            chars += _text_length(block.get("name"))
-            chars += utf16_len(js_stringify(block.get("arguments", {})))
-    return chars
+    return sum(
+        _block_chars(block)
+        for block in content
+        if isinstance(block, Mapping) and _block_kind(block) in kinds
+    )
 
 
 def estimate_message_chars(message: Message) -> int:
     """The characters Pi's estimate counts for one message (see the module docstring)."""
     role = message.get("role")
+    content = message.get("content")
     if role in ("user", "custom", "toolResult"):
-        return _content_chars(message.get("content"), images=True)
+        if isinstance(content, str):
+            return utf16_len(content)
+        return _blocks_chars(content, _USER_LIKE_BLOCKS)
     if role == "assistant":
-        return _assistant_chars(message.get("content"))
+        return _blocks_chars(content, _ASSISTANT_BLOCKS)
     if role == "bashExecution":
         return _text_length(message.get("command")) + _text_length(message.get("output"))
     if role in ("branchSummary", "compactionSummary"):

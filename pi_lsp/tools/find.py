@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from pi_lsp.js_json import js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.file_walk import FdWalk, WalkCancelled, inside_git_repository
 from pi_lsp.tools.glob_regex import (
@@ -29,7 +30,7 @@ from pi_lsp.tools.glob_regex import (
     has_uppercase,
     parse_glob,
 )
-from pi_lsp.tools.js_format import as_js_number, js_number
+from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.paths import resolve_to_cwd
 

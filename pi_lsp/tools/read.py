@@ -15,6 +15,7 @@ import os
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from pi_lsp.js_json import js_number
 from pi_lsp.tools.base import (
     ABORTED_MESSAGE,
     AbortSignal,
@@ -31,7 +32,6 @@ from pi_lsp.tools.images import (
     prepare_image,
     sniff_image_mime,
 )
-from pi_lsp.tools.js_format import js_number
 from pi_lsp.tools.node_errors import node_error_message, read_regular_file
 from pi_lsp.tools.paths import resolve_read_path
 from pi_lsp.tools.truncation import (

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.cli.session_commands import fingerprint, run_session
 from tests.shared_data import CONFORMANCE, SHARED
 
 SPLIT_TURN = CONFORMANCE / "compaction-split-turn" / "expected-session.jsonl"
@@ -19,13 +18,7 @@ CASE_SETTINGS = ("--context-window", "20000", "--reserve-tokens", "4000")
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "session", "compact", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
+    return run_session("compact", *args)
 
 
 def run_json(*args: str | Path) -> dict[str, Any]:
@@ -33,10 +26,6 @@ def run_json(*args: str | Path) -> dict[str, Any]:
     assert proc.returncode == 0, proc.stderr
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
-
-
-def fingerprint(path: Path) -> tuple[str, int]:
-    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns
 
 
 def test_split_turn_preview_matches_what_pi_did() -> None:

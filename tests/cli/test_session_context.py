@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.cli.session_commands import fingerprint, run_session
 from tests.shared_data import CONFORMANCE, SHARED
 
 SPLIT_AFTER = CONFORMANCE / "compaction-split-after-compaction" / "expected-session.jsonl"
@@ -16,17 +15,7 @@ V1_FIXTURE = SHARED / "fixtures" / "pi" / "before-compaction.jsonl"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "session", "context", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
-
-
-def fingerprint(path: Path) -> tuple[str, int]:
-    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns
+    return run_session("context", *args)
 
 
 def header(session_id: str = "s1") -> dict[str, Any]:

@@ -6,27 +6,20 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pi_lsp.session.session_file import SessionFile, serialize_records
+from tests.cli.session_commands import run_session
 from tests.shared_data import CONFORMANCE, SHARED
 
 FIXTURES = SHARED / "fixtures" / "pi"
-REPO = Path(__file__).resolve().parents[2]
 
 
 def tree(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "session", "tree", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_session("tree", *args)
 
 
 USER = {"role": "user", "content": "hello there, please look at the build", "timestamp": 1}

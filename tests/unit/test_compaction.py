@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.resources.js_text import js_slice
 from pi_lsp.session.compaction import (
     ALREADY_COMPACTED,
     NO_PRIOR_HISTORY,
@@ -30,7 +31,7 @@ from pi_lsp.session.compaction import (
 from pi_lsp.session.cut_point import find_cut_point, is_cut_point, is_turn_start
 from pi_lsp.session.file_ops import FileOperations, format_file_operations, js_sorted
 from pi_lsp.session.scripted_summarizer import ScriptedSummarizer
-from pi_lsp.session.serialization import conversation_prompt, js_slice, serialize_conversation
+from pi_lsp.session.serialization import conversation_prompt, serialize_conversation
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.summarizer import (
     SummaryAborted,

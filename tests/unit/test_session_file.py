@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.js_json import JsonParseError, js_number, json_stringify, parse_json
 from pi_lsp.session.entries import (
     clean_session_name,
     default_session_dir,
@@ -32,7 +33,6 @@ from pi_lsp.session.errors import (
     SessionLockedError,
     SessionReadOnlyError,
 )
-from pi_lsp.session.json_line import JsonLineError, js_number, parse_json, stringify
 from pi_lsp.session.session_file import (
     SessionFile,
     find_most_recent_session,
@@ -158,13 +158,16 @@ def test_json_lines_follow_javascript() -> None:
         "100000000000000000000",
     ]
     value = parse_json('{"b":"\\ud800x","a":[1.0,{"é":null}],"c":"\\u0001\\n"}')
-    assert stringify(value) == '{"b":"\\ud800x","a":[1,{"é":null}],"c":"\\u0001\\n"}'
+    assert (
+        json_stringify(value, key_order="insertion")
+        == '{"b":"\\ud800x","a":[1,{"é":null}],"c":"\\u0001\\n"}'
+    )
     deep: Any = []
     for _ in range(5000):
         deep = [deep]
-    assert stringify(deep) == "[" * 5001 + "]" * 5001
+    assert json_stringify(deep, key_order="insertion") == "[" * 5001 + "]" * 5001
     for bad in ("NaN", '{"a":Infinity}', "{", "[1,]"):
-        with pytest.raises(JsonLineError):
+        with pytest.raises(JsonParseError):
             parse_json(bad)
 
 

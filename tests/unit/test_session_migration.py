@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.session.json_line import parse_json, stringify
+from pi_lsp.js_json import json_stringify, parse_json
 from pi_lsp.session.migration import migrate_records, session_version
 from pi_lsp.session.session_file import SessionFile
 from tests.shared_data import SHARED
@@ -194,4 +194,6 @@ def test_reading_migrates_in_memory_and_writing_back_keeps_every_field(tmp_path:
     assert list(again.entries) == list(session.entries)
     # each line is exactly what JSON.stringify writes for the record
     lines = data.decode("utf-8").split("\n")[:-1]
-    assert lines == [stringify(r) for r in [session.header, *session.entries]]
+    assert lines == [
+        json_stringify(r, key_order="insertion") for r in [session.header, *session.entries]
+    ]

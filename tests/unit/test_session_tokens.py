@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pi_lsp.session.js_json import js_stringify
+from pi_lsp.js_json import json_stringify
 from pi_lsp.session.tokens import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,
@@ -115,7 +115,7 @@ def test_lengths_are_utf16_units() -> None:
 def test_assistant_counts_text_thinking_and_tool_calls() -> None:
     call = tool_call("bash", command="ls -la", timeout=1.0)
     message = assistant("hi", {"type": "thinking", "thinking": "hmm"}, call)
-    arguments = js_stringify({"command": "ls -la", "timeout": 1.0})
+    arguments = json_stringify({"command": "ls -la", "timeout": 1.0})
     assert arguments == '{"command":"ls -la","timeout":1}'
     assert estimate_message_tokens(message) == math.ceil((2 + 3 + 4 + len(arguments)) / 4)
 
@@ -162,8 +162,8 @@ def test_the_compaction_threshold_is_strict() -> None:
     assert not should_compact(95000, 100000, CompactionSettings(False, 10000, 20000))
 
 
-def test_js_stringify_orders_index_keys_first_and_prints_numbers_as_javascript() -> None:
+def test_json_stringify_orders_index_keys_first_and_prints_numbers_as_javascript() -> None:
     value = {"b": 1, "2": [1.5, None, True], "1": "é\n\ud800", "a": {"x": 1e21}}
-    assert js_stringify(value) == '{"1":"é\\n\\ud800","2":[1.5,null,true],"b":1,"a":{"x":1e+21}}'
-    assert js_stringify(float("nan")) == "null"
-    assert js_stringify(2**60) == "1152921504606846976"
+    assert json_stringify(value) == '{"1":"é\\n\\ud800","2":[1.5,null,true],"b":1,"a":{"x":1e+21}}'
+    assert json_stringify(float("nan")) == "null"
+    assert json_stringify(2**60) == "1152921504606846976"

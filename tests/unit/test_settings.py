@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.js_json import js_string
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.settings import (
     JsonSyntaxError,
     deep_merge,
-    js_string,
     load_settings,
     parse_json_document,
     read_settings_file,
