@@ -66,7 +66,7 @@ class ModelRequest:
     max_tokens: int | None = None
     thinking_level: ThinkingLevel = "off"
     #: the API key resolved for this request (never logged, never stored)
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
 
 
 class Provider(Protocol):

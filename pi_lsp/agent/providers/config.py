@@ -1,0 +1,539 @@
+"""Which model to talk to and with which key: Pi's ``models.json``, ``auth.json`` and env keys.
+
+``<agentDir>/models.json`` (the same file Pi reads)::
+
+    {"providers": {
+        "local": {"baseUrl": "http://localhost:8080/v1", "api": "openai-completions",
+                  "apiKey": "LOCAL_KEY", "headers": {"X-Team": "$TEAM_ID"},
+                  "compat": {...}, "authHeader": false,
+                  "models": [{"id": "qwen", "contextWindow": 32768, "maxTokens": 8192,
+                              "reasoning": true, "input": ["text", "image"],
+                              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                              "compat": {"maxTokensField": "max_tokens"}}]},
+        "openai": {"baseUrl": "https://proxy.example/v1",
+                   "modelOverrides": {"gpt-4.1": {"contextWindow": 1000000}}}}}
+
+A provider with ``models`` defines them (``baseUrl``, ``apiKey`` and an ``api`` are required);
+one without only overrides the base URL, headers, key or single models of a built-in provider.
+Values of ``apiKey`` and ``headers`` are references, resolved when used: ``!command`` (its
+output, cached; ``!!command`` runs every time), ``$NAME`` / ``${NAME}`` (that environment
+variable), a bare name of a set environment variable (its value), else the literal text.
+
+A key comes from ``auth.json`` (``{"provider": {"type": "api_key", "key": …}}``), else the
+provider's environment variable (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, …), else models.json
+``apiKey``, as in Pi. Keys are :class:`Secret` strings: their repr is ``'***'``.
+
+A models.json that cannot be used raises :class:`ModelsConfigError` naming the file, line and
+column (of the JSON error, or of the member that breaks the schema).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_lsp.agent.model_api import Api, ModelInfo
+from pi_lsp.agent.providers.secret import Secret
+from pi_lsp.resources.agent_dir import LineIndex, decode_text
+from pi_lsp.resources.settings import JsonDocument, JsonSyntaxError, parse_json_document
+
+__all__ = [
+    "AUTH_FILE_NAME",
+    "BUILTIN_PROVIDERS",
+    "ENV_API_KEYS",
+    "MODELS_FILE_NAME",
+    "SUPPORTED_APIS",
+    "ModelChoiceError",
+    "ModelsConfig",
+    "ModelsConfigError",
+    "ProviderConfig",
+    "ResolvedModel",
+    "all_models",
+    "load_models_config",
+    "models_json_path",
+    "resolve_config_value",
+    "resolve_model",
+]
+
+MODELS_FILE_NAME = "models.json"
+AUTH_FILE_NAME = "auth.json"
+SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "anthropic-messages")
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_TOKENS = 16_384
+
+#: Providers pi-lsp can reach without a models.json: (api, base URL).
+BUILTIN_PROVIDERS: dict[str, tuple[Api, str]] = {
+    "openai": ("openai-completions", "https://api.openai.com/v1"),
+    "anthropic": ("anthropic-messages", "https://api.anthropic.com"),
+    "openrouter": ("openai-completions", "https://openrouter.ai/api/v1"),
+    "groq": ("openai-completions", "https://api.groq.com/openai/v1"),
+    "xai": ("openai-completions", "https://api.x.ai/v1"),
+    "cerebras": ("openai-completions", "https://api.cerebras.ai/v1"),
+    "mistral": ("openai-completions", "https://api.mistral.ai/v1"),
+    "zai": ("openai-completions", "https://api.z.ai/api/coding/paas/v4"),
+}
+
+#: The environment variable holding each provider's key (pi-ai's ``getEnvApiKey``).
+ENV_API_KEYS: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "xai": "XAI_API_KEY",
+    "cerebras": "CEREBRAS_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "zai": "ZAI_API_KEY",
+}
+
+_COMMAND_TIMEOUT_S = 10
+_command_cache: dict[str, str | None] = {}
+_ENV_REF = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+class ModelsConfigError(ValueError):
+    """models.json cannot be used; ``line`` and ``column`` are 1-based."""
+
+    def __init__(self, path: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{path}:{line}:{column}: {message}")
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+class ModelChoiceError(ValueError):
+    """The ``--provider`` / ``--model`` choice does not name a usable model (or has no key)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Config values
+
+
+def _run_command(command: str) -> str | None:
+    try:
+        completed = subprocess.run(
+            command,
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=_COMMAND_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if completed.returncode != 0:
+        return None
+    return completed.stdout.strip() or None
+
+
+def resolve_config_value(value: str, env: Mapping[str, str] | None = None) -> str | None:
+    """An ``apiKey`` or header value as Pi resolves it (see the module docstring)."""
+    environ = os.environ if env is None else env
+    if value.startswith("!!"):
+        return _run_command(value[2:])
+    if value.startswith("!"):
+        command = value[1:]
+        if command not in _command_cache:
+            _command_cache[command] = _run_command(command)
+        return _command_cache[command]
+    match = _ENV_REF.match(value)
+    if match:
+        return environ.get(match.group(1) or match.group(2)) or None
+    return environ.get(value) or value
+
+
+def _resolve_headers(headers: Mapping[str, str], env: Mapping[str, str] | None) -> dict[str, str]:
+    resolved: dict[str, str] = {}
+    for name, value in headers.items():
+        text = resolve_config_value(value, env)
+        if text:
+            resolved[name] = text if text == value else Secret(text)
+    return resolved
+
+
+# ---------------------------------------------------------------------------------------------
+# The file
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """One entry of ``providers`` as written (references unresolved)."""
+
+    name: str
+    base_url: str | None = None
+    api: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    auth_header: bool = False
+    models: tuple[Mapping[str, Any], ...] = ()
+    model_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelsConfig:
+    """A parsed, validated models.json (``path`` None: there is none)."""
+
+    path: str | None = None
+    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+
+    def provider(self, name: str) -> ProviderConfig | None:
+        return self.providers.get(name)
+
+
+def models_json_path(agent_dir: str) -> str:
+    return os.path.join(agent_dir, MODELS_FILE_NAME)
+
+
+class _Validator:
+    """Checks the parsed document against Pi's schema; errors point at the offending member."""
+
+    def __init__(self, path: str, text: str, document: JsonDocument) -> None:
+        self.path = path
+        self.lines = LineIndex(text)
+        self.members = {m.path: m for m in document.members}
+
+    def fail(self, where: tuple[str, ...], message: str) -> ModelsConfigError:
+        for length in range(len(where), 0, -1):
+            member = self.members.get(where[:length])
+            if member is not None:
+                line, column = self.lines.position(member.key_start)
+                return ModelsConfigError(self.path, line + 1, column + 1, message)
+        return ModelsConfigError(self.path, 1, 1, message)
+
+    def string(self, value: Any, where: tuple[str, ...], label: str) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.fail(where, f"{label}: must be a non-empty string")
+        return value
+
+    def boolean(self, value: Any, where: tuple[str, ...], label: str) -> bool | None:
+        if value is None or isinstance(value, bool):
+            return value
+        raise self.fail(where, f"{label}: must be true or false")
+
+    def positive(self, value: Any, where: tuple[str, ...], label: str) -> None:
+        if value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise self.fail(where, f"{label}: must be a positive number")
+
+    def headers(self, value: Any, where: tuple[str, ...], label: str) -> dict[str, str]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise self.fail(where, f"{label}: must be an object of strings")
+        return dict(value)
+
+    def model_fields(self, model: Mapping[str, Any], where: tuple[str, ...], label: str) -> None:
+        self.string(model.get("name"), where, f"{label}.name")
+        self.string(model.get("api"), where, f"{label}.api")
+        self.boolean(model.get("reasoning"), where, f"{label}.reasoning")
+        self.positive(model.get("contextWindow"), where, f"{label}.contextWindow")
+        self.positive(model.get("maxTokens"), where, f"{label}.maxTokens")
+        self.headers(model.get("headers"), where, f"{label}.headers")
+        given = model.get("input")
+        if given is not None and (
+            not isinstance(given, list) or any(kind not in ("text", "image") for kind in given)
+        ):
+            raise self.fail(where, f'{label}.input: must be a list of "text" and "image"')
+        cost = model.get("cost")
+        if cost is not None and (
+            not isinstance(cost, dict)
+            or any(isinstance(v, bool) or not isinstance(v, int | float) for v in cost.values())
+        ):
+            raise self.fail(where, f"{label}.cost: must be an object of numbers")
+        if model.get("compat") is not None and not isinstance(model.get("compat"), dict):
+            raise self.fail(where, f"{label}.compat: must be an object")
+
+    def provider(self, name: str, raw: Any) -> ProviderConfig:
+        where = ("providers", name)
+        label = f"providers.{name}"
+        if not isinstance(raw, dict):
+            raise self.fail(where, f"{label}: must be an object")
+        base_url = self.string(raw.get("baseUrl"), (*where, "baseUrl"), f"{label}.baseUrl")
+        api = self.string(raw.get("api"), (*where, "api"), f"{label}.api")
+        api_key = self.string(raw.get("apiKey"), (*where, "apiKey"), f"{label}.apiKey")
+        headers = self.headers(raw.get("headers"), (*where, "headers"), f"{label}.headers")
+        auth_header = self.boolean(
+            raw.get("authHeader"), (*where, "authHeader"), f"{label}.authHeader"
+        )
+        models = raw.get("models", [])
+        models_where = (*where, "models")
+        if not isinstance(models, list):
+            raise self.fail(models_where, f"{label}.models: must be a list")
+        for index, model in enumerate(models):
+            model_label = f"{label}.models[{index}]"
+            if not isinstance(model, dict):
+                raise self.fail(models_where, f"{model_label}: must be an object")
+            if not isinstance(model.get("id"), str) or not model["id"]:
+                raise self.fail(models_where, f'{model_label}: needs an "id"')
+            model_label += f' ("{model["id"]}")'
+            self.model_fields(model, models_where, model_label)
+            if not api and not model.get("api"):
+                raise self.fail(
+                    models_where, f'{model_label}: no "api" given, at provider or model level'
+                )
+        overrides = raw.get("modelOverrides", {})
+        overrides_where = (*where, "modelOverrides")
+        if not isinstance(overrides, dict):
+            raise self.fail(overrides_where, f"{label}.modelOverrides: must be an object")
+        for model_id, override in overrides.items():
+            override_where = (*overrides_where, model_id)
+            override_label = f"{label}.modelOverrides.{model_id}"
+            if not isinstance(override, dict):
+                raise self.fail(override_where, f"{override_label}: must be an object")
+            self.model_fields(override, override_where, override_label)
+        if models:
+            if not base_url:
+                raise self.fail(where, f'{label}: "baseUrl" is required when defining models')
+            if not api_key:
+                raise self.fail(where, f'{label}: "apiKey" is required when defining models')
+        elif not base_url and not overrides:
+            raise self.fail(where, f'{label}: give "baseUrl", "modelOverrides" or "models"')
+        return ProviderConfig(
+            name=name,
+            base_url=base_url,
+            api=api,
+            api_key=api_key,
+            headers=headers,
+            auth_header=bool(auth_header),
+            models=tuple(models),
+            model_overrides=dict(overrides),
+        )
+
+
+def load_models_config(path: str) -> ModelsConfig:
+    """Read and check a models.json; a missing file is an empty config."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        return ModelsConfig()
+    except OSError as error:
+        raise ModelsConfigError(path, 1, 1, f"cannot read: {error.strerror or error}") from None
+    text = decode_text(raw)[0]
+    try:
+        document = parse_json_document(text)
+    except JsonSyntaxError as error:
+        line, column = LineIndex(text).position(error.offset)
+        raise ModelsConfigError(path, line + 1, column + 1, error.message) from None
+    validator = _Validator(path, text, document)
+    root = document.value
+    if not isinstance(root, dict):
+        raise validator.fail((), "the file must hold a JSON object")
+    providers = root.get("providers")
+    if not isinstance(providers, dict):
+        raise validator.fail(("providers",), '"providers" must be an object')
+    parsed = {name: validator.provider(name, value) for name, value in providers.items()}
+    return ModelsConfig(path=path, providers=parsed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Models and keys
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedModel:
+    """A chosen model and the key for its provider (``key_source`` says where it came from)."""
+
+    model: ModelInfo
+    api_key: Secret | None = field(default=None, repr=False)
+    key_source: str | None = None
+
+
+def _model_info(
+    provider: str,
+    definition: Mapping[str, Any],
+    *,
+    api: str,
+    base_url: str,
+    headers: dict[str, str],
+) -> ModelInfo:
+    if api not in SUPPORTED_APIS:
+        supported = ", ".join(SUPPORTED_APIS)
+        raise ModelChoiceError(
+            f'{provider}/{definition["id"]}: api "{api}" is not supported '
+            f"(pi-lsp speaks {supported})"
+        )
+    cost = definition.get("cost") or {}
+    return ModelInfo(
+        id=definition["id"],
+        provider=provider,
+        api=api,
+        base_url=base_url,
+        context_window=int(definition.get("contextWindow") or DEFAULT_CONTEXT_WINDOW),
+        max_tokens=int(definition.get("maxTokens") or DEFAULT_MAX_TOKENS),
+        reasoning=bool(definition.get("reasoning", False)),
+        input=tuple(definition.get("input") or ("text",)),
+        name=definition.get("name") or definition["id"],
+        compat=dict(definition.get("compat") or {}),
+        cost={k: float(v) for k, v in cost.items()},
+        headers=headers,
+    )
+
+
+def _read_auth(agent_dir: str | None) -> Mapping[str, Any]:
+    if agent_dir is None:
+        return {}
+    try:
+        with open(os.path.join(agent_dir, AUTH_FILE_NAME), "rb") as handle:
+            document = parse_json_document(decode_text(handle.read())[0])
+    except (OSError, JsonSyntaxError):
+        return {}
+    return document.value if isinstance(document.value, dict) else {}
+
+
+def _api_key(
+    provider: str,
+    config: ModelsConfig,
+    env: Mapping[str, str] | None,
+    agent_dir: str | None,
+) -> tuple[Secret | None, str | None]:
+    environ = os.environ if env is None else env
+    stored = _read_auth(agent_dir).get(provider)
+    if isinstance(stored, dict) and stored.get("type") == "api_key":
+        key = stored.get("key")
+        value = resolve_config_value(key, env) if isinstance(key, str) and key else None
+        if value:
+            return Secret(value), AUTH_FILE_NAME
+    variable = ENV_API_KEYS.get(provider)
+    if variable and environ.get(variable):
+        return Secret(environ[variable]), f"${variable}"
+    entry = config.provider(provider)
+    if entry is not None and entry.api_key:
+        value = resolve_config_value(entry.api_key, env)
+        if value:
+            return Secret(value), MODELS_FILE_NAME
+    return None, None
+
+
+def _custom_models(config: ModelsConfig) -> list[tuple[str, Mapping[str, Any]]]:
+    return [(name, model) for name, entry in config.providers.items() for model in entry.models]
+
+
+def _known_provider(config: ModelsConfig, name: str) -> bool:
+    return name in BUILTIN_PROVIDERS or bool(
+        config.provider(name) and config.providers[name].models
+    )
+
+
+def _split_choice(
+    config: ModelsConfig, provider: str | None, model: str | None
+) -> tuple[str | None, str | None]:
+    if provider or not model or "/" not in model:
+        return provider, model
+    head, tail = model.split("/", 1)
+    if _known_provider(config, head) and tail:
+        return head, tail
+    return provider, model
+
+
+def _build(
+    provider: str,
+    model_id: str,
+    config: ModelsConfig,
+    env: Mapping[str, str] | None,
+    key: str | None,
+) -> ModelInfo | None:
+    entry = config.provider(provider)
+    if entry is not None:
+        for definition in entry.models:
+            if definition["id"] == model_id:
+                headers = _resolve_headers(entry.headers, env)
+                headers.update(_resolve_headers(definition.get("headers") or {}, env))
+                if entry.auth_header and key:
+                    headers["Authorization"] = Secret(f"Bearer {key}")
+                api = definition.get("api") or entry.api or ""
+                return _model_info(
+                    provider, definition, api=api, base_url=entry.base_url or "", headers=headers
+                )
+    builtin = BUILTIN_PROVIDERS.get(provider)
+    if builtin is None:
+        return None
+    api, base_url = builtin
+    merged: dict[str, Any] = {"id": model_id}
+    builtin_headers: dict[str, str] = {}
+    if entry is not None:
+        base_url = entry.base_url or base_url
+        builtin_headers = _resolve_headers(entry.headers, env)
+        override = entry.model_overrides.get(model_id) or {}
+        merged.update({k: v for k, v in override.items() if k != "headers"})
+        builtin_headers.update(_resolve_headers(override.get("headers") or {}, env))
+    return _model_info(provider, merged, api=api, base_url=base_url, headers=builtin_headers)
+
+
+def _describe_choices(config: ModelsConfig) -> str:
+    custom = [f"{name}/{model['id']}" for name, model in _custom_models(config)]
+    builtin = ", ".join(sorted(BUILTIN_PROVIDERS))
+    listed = ", ".join(custom) if custom else "none"
+    return f"models in models.json: {listed}; built-in providers: {builtin}"
+
+
+def resolve_model(
+    config: ModelsConfig,
+    provider: str | None = None,
+    model: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    agent_dir: str | None = None,
+    require_key: bool = True,
+) -> ResolvedModel:
+    """The model for a ``--provider`` / ``--model`` choice (``--model provider/id`` works too).
+
+    Without a provider, ``model`` must name exactly one models.json model; a provider alone
+    picks its first models.json model. Raises :class:`ModelChoiceError`.
+    """
+    provider, model = _split_choice(config, provider, model)
+    if not provider and not model:
+        raise ModelChoiceError("no model chosen: give --provider and --model")
+    if not provider:
+        owners = [name for name, entry in _custom_models(config) if entry["id"] == model]
+        if not owners:
+            raise ModelChoiceError(f'unknown model "{model}" ({_describe_choices(config)})')
+        if len(owners) > 1:
+            raise ModelChoiceError(
+                f'model "{model}" is offered by several providers ({", ".join(owners)}): '
+                "give --provider"
+            )
+        provider = owners[0]
+    if not model:
+        entry = config.provider(provider)
+        if entry is None or not entry.models:
+            raise ModelChoiceError(f'no model given for provider "{provider}": give --model')
+        model = str(entry.models[0]["id"])
+    key, source = _api_key(provider, config, env, agent_dir)
+    info = _build(provider, model, config, env, key)
+    if info is None:
+        if config.provider(provider) is not None and config.providers[provider].models:
+            raise ModelChoiceError(
+                f'provider "{provider}" has no model "{model}" ({_describe_choices(config)})'
+            )
+        raise ModelChoiceError(f'unknown provider "{provider}" ({_describe_choices(config)})')
+    if require_key and key is None:
+        hint = [f"${ENV_API_KEYS[provider]}"] if provider in ENV_API_KEYS else []
+        hint.append(f'"apiKey" for "{provider}" in {config.path or MODELS_FILE_NAME}')
+        raise ModelChoiceError(f'no API key for provider "{provider}": set {" or ".join(hint)}')
+    return ResolvedModel(model=info, api_key=key, key_source=source)
+
+
+def all_models(config: ModelsConfig, env: Mapping[str, str] | None = None) -> Sequence[ModelInfo]:
+    """Every models.json model pi-lsp can talk to (for listings and completion)."""
+    out: list[ModelInfo] = []
+    for name, definition in _custom_models(config):
+        try:
+            info = _build(name, str(definition["id"]), config, env, None)
+        except ModelChoiceError:
+            continue
+        if info is not None:
+            out.append(info)
+    return out

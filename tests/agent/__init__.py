@@ -1,0 +1,1 @@
+"""Tests of the agent package: providers over real HTTP, models.json, error rules."""
