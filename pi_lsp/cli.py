@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp import __version__
+from pi_lsp.cli_chat import add_chat_parser, run_chat_command
 from pi_lsp.cli_session import add_session_parser, run_session_command
 
 EXIT_OK = 0
@@ -71,6 +72,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the prompt with its spans, sources and tokens"
     )
     add_session_parser(commands)
+    add_chat_parser(commands)
     serve = commands.add_parser(
         "serve",
         help="run the language server",
@@ -335,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_serve_command(opts)
         if opts.command == "session":
             return run_session_command(opts)
+        if opts.command == "chat":
+            return run_chat_command(opts)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from pi_lsp.resources.agent_dir import canonicalize_path, home_dir, resolve_agent_dir, resolve_path
-from pi_lsp.resources.context_files import ContextFiles, load_context_files
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES, ContextFiles, load_context_files
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.model import Finding
 from pi_lsp.resources.settings import Settings, load_settings
@@ -310,16 +310,24 @@ def reload_resources(
 ) -> Resources:
     """The snapshot after ``changed`` files changed, re-reading only what it must.
 
-    When only the contents of known skill files or context files changed, only those parts are
-    read again (the skills replayed without a walk, the context-file chain looked up again) and
-    everything else is kept; any other change loads everything again (still with ``cache``).
+    When only the contents of known skill files or context files changed (or a context file
+    came or went in the folders the chain is looked up in), only those parts are read again
+    (the skills replayed without a walk, the context-file chain looked up again) and everything
+    else is kept; any other change loads everything again (still with ``cache``).
     """
     cache = cache if cache is not None else ResourceCache()
     paths = {os.path.abspath(p) for p in changed}
-    if not paths or not all(source.is_file(p) for p in paths):
+    # a context file of the chain that came, went or changed needs only the chain read again
+    chain = {*ancestor_dirs(previous.cwd), previous.agent_dir}
+    context_names = {
+        p
+        for p in paths
+        if os.path.basename(p) in CONTEXT_FILE_NAMES and os.path.dirname(p) in chain
+    }
+    if not paths or not all(source.is_file(p) for p in paths - context_names):
         return load_resources(previous.options, source, cache)
     skill_files = set(previous.skill_load.files)
-    context_files = set(previous.context_files.paths)
+    context_files = set(previous.context_files.paths) | context_names
     if not paths <= skill_files | context_files:
         return load_resources(previous.options, source, cache)
     updated = previous

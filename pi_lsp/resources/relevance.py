@@ -9,10 +9,11 @@ resources from (``.pi``, ``.agents``, ``skills``, ``prompts``, the agent dir), a
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.loader import Resources
+from pi_lsp.tools.paths import ancestor_dirs
 
 RESOURCE_FILE_NAMES = frozenset(
     {
@@ -53,17 +54,47 @@ def is_resource_path(path: str, agent_dir: str | None = None) -> bool:
     return any(part in RESOURCE_FOLDER_NAMES for part in path.split(os.sep))
 
 
+def _ancestors(path: str) -> Iterator[str]:
+    folder = os.path.dirname(path)
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
 def affecting_changes(resources: Resources, changed: Collection[str]) -> set[str]:
-    """The paths of ``changed`` that can make ``resources`` out of date."""
+    """The paths of ``changed`` that can make ``resources`` out of date.
+
+    Place matters, not only name: an AGENTS.md counts only in a folder the snapshot's chain is
+    looked up in, a SKILL.md only under a folder its skill discovery listed, ``.pi`` and
+    ``.agents`` only in the snapshot's folder or above. A workspace with a hundred working
+    directories rebuilds only those a change can reach.
+    """
     read = set(resources.watched_files)
+    listed = set(resources.skill_load.directories)
+    chain = {*ancestor_dirs(resources.cwd), resources.agent_dir}
     out: set[str] = set()
     for path in changed:
-        if path in read or is_resource_path(path, resources.agent_dir):
+        name = os.path.basename(path)
+        folder = os.path.dirname(path)
+        if path in read or _under(path, resources.agent_dir):
             out.add(path)
-        elif not os.path.isfile(path) and (
+        elif name in CONTEXT_FILE_NAMES:
+            if folder in chain:
+                out.add(path)
+        elif any(a in listed for a in _ancestors(path)):
+            out.add(path)  # inside a folder skill discovery walked
+        elif any(
+            os.path.basename(a) in (".pi", ".agents") and os.path.dirname(a) in chain
+            for a in (path, *_ancestors(path))
+        ):
+            out.add(path)  # project resources of this snapshot's folder or above
+        elif not os.path.exists(path) and (
             _under(resources.cwd, path) or any(_under(f, path) for f in read)
         ):
             out.add(path)  # a folder that held the cwd or a file we read went away
-        elif os.path.isdir(path):
-            out.add(path)  # a folder appeared (moved in): it may bring resources
+        elif os.path.isdir(path) and _under(resources.cwd, path):
+            out.add(path)  # a folder above the cwd appeared (moved in)
     return out

@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 MAX_HOLD = 0.2  # seconds a stream of changes may delay a rebuild
 PROGRESS_CREATE_TIMEOUT = 2.0
+#: prompts whose tokens a rebuild counts ahead of hovers; past this many (a change to the agent
+#: dir's AGENTS.md reaches every working directory) they are counted when first asked for
+PRECOUNTED_PROMPTS = 8
 
 
 class PiProtocol(LanguageServerProtocol):
@@ -178,9 +181,11 @@ class PiLanguageServer(LanguageServer):
 
         result = self.state.rebuild(changed, buffers, loop_report)
         prompts = {}
+        count_now = len(result.reloaded) <= PRECOUNTED_PROMPTS
         for cwd in result.reloaded:
             document = self.state.prompt(cwd)
-            _ = document.tokens  # counted here, off the event loop, not in the next hover
+            if count_now:
+                _ = document.tokens  # counted here, off the event loop, not in the next hover
             prompts[cwd] = document.text
         return result, prompts
 
@@ -207,7 +212,8 @@ class PiLanguageServer(LanguageServer):
         """Send the diagnostics of every file whose diagnostics (or buffer version) changed."""
         rules_doc = self.state.settings.rules_doc_url
         by_path = result.diagnostics
-        for path in set(by_path) | set(self._shown):
+        # open buffers too: a file opened without problems gets its (empty) version-stamped list
+        for path in set(by_path) | set(self._shown) | set(self.state.buffers):
             diagnostics = by_path.get(path, [])
             version = self.state.buffers.get(path, (None, ""))[0]
             key = tuple(

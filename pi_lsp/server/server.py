@@ -9,6 +9,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.server import (
+    chat,
     code_actions,
     completion,
     configuration,
@@ -38,6 +39,7 @@ FEATURES = (
     trust_requests,
     prompt_requests,
     run_tool,
+    chat,
     status,
 )
 
@@ -73,6 +75,7 @@ def create_server() -> PiLanguageServer:
         for watcher in watchers:
             watcher.stop()
         await run_tool.stop_all(ls)
+        await chat.stop_all(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -1,0 +1,842 @@
+"""Chat sessions for the editor: ``pi/chat``, the session tree, navigation, compaction, models.
+
+The server keeps one :class:`~pi_lsp.agent.session_agent.SessionAgent` per session it has been
+asked about (by id or by file), over the session file (locked while held) and the latest
+resources snapshot of the session's working directory. A ``pi/chat`` request sends one prompt;
+while it runs, the session's events go out as numbered ``pi/event`` notifications on an
+:class:`~pi_lsp.server.event_stream.EventStream` stamped ``{"session", "turn"}`` — ``turn``
+counts the requests that ran the agent in this session (chats and compactions), ``seq`` the
+events of one of them. Text deltas, thinking deltas and tool output are coalesced; every other
+event is one notification. Cancelling the request (``$/cancelRequest``) aborts the run: the
+model stream is closed and running tools are killed (bash: the whole process group), the
+remaining events go out, and the request is answered with ``RequestCancelled``.
+
+Also here: ``pi/session/tree`` (the tree view of ``pi-lsp session tree --json``),
+``pi/session/navigate`` (move the leaf, optionally leaving a branch summary),
+``pi/session/compact`` (manual compaction), ``pi/session/close``, ``pi/models`` and
+``pi/model/select``. The protocol is described in ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from pi_lsp.agent.events import AgentEvent
+from pi_lsp.agent.model_api import ThinkingLevel
+from pi_lsp.agent.provider_summarizer import ProviderSummarizer
+from pi_lsp.agent.providers.config import (
+    BUILTIN_PROVIDERS,
+    ModelChoiceError,
+    ModelsConfig,
+    ModelsConfigError,
+    ResolvedModel,
+    all_models,
+    load_models_config,
+    models_json_path,
+    resolve_model,
+)
+from pi_lsp.agent.providers.registry import provider_for
+from pi_lsp.agent.session_agent import (
+    COMPACTION_IN_PROGRESS,
+    NEEDS_STREAMING_BEHAVIOR,
+    SessionAgent,
+)
+from pi_lsp.cli_chat import (
+    choose_model,
+    clamp_thinking_level,
+    initial_thinking_level,
+    record_model_choice,
+    settings_default_model,
+)
+from pi_lsp.resources.loader import Resources
+from pi_lsp.server.convert import path_of
+from pi_lsp.server.event_stream import Event, EventStream
+from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.run_tool import plain
+from pi_lsp.server.trust_requests import agent_dir_of
+from pi_lsp.session.branch_summary import RUN_ACTIVE, navigate_tree
+from pi_lsp.session.context import SessionContext, build_session_context
+from pi_lsp.session.entries import default_session_dir
+from pi_lsp.session.errors import NotASessionError, SessionFileError
+from pi_lsp.session.session_file import SessionFile
+from pi_lsp.session.summarizer import SummaryModel
+from pi_lsp.session.tokens import branch_summary_reserve_tokens
+from pi_lsp.session.tree_view import build_tree_view, tree_view_json
+from pi_lsp.tools.base import AbortSignal
+
+log = logging.getLogger(__name__)
+
+CHAT = "pi/chat"
+TREE = "pi/session/tree"
+NAVIGATE = "pi/session/navigate"
+COMPACT = "pi/session/compact"
+CLOSE = "pi/session/close"
+MODELS = "pi/models"
+SELECT = "pi/model/select"
+EVENT_METHOD = "pi/event"
+
+#: LSP's RequestFailed: the request was well formed but could not be carried out.
+REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
+#: Seconds an aborted run gets to wind down (bash kills its group) before it is cancelled.
+ABORT_GRACE = 10.0
+MODEL_BUSY = "Wait for the current response to finish before changing the model."
+STREAMING_BEHAVIORS = ("steer", "followUp")
+
+T = TypeVar("T")
+
+
+# --- errors and params ------------------------------------------------------------------------
+
+
+def failed(message: str, data: Any = None) -> JsonRpcException:
+    return JsonRpcException(message, code=REQUEST_FAILED, data=data)
+
+
+def config_failure(error: ModelsConfigError) -> JsonRpcException:
+    return failed(str(error), {"path": error.path, "line": error.line, "column": error.column})
+
+
+def _params(params: Any, method: str) -> dict[str, Any]:
+    raw = plain(params)
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise JsonRpcInvalidParams(f"{method}: params must be an object")
+    return raw
+
+
+def _string(raw: Mapping[str, Any], key: str, method: str, *, required: bool = False) -> str | None:
+    value = raw.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise JsonRpcInvalidParams(f"{method}: '{key}' must be a non-empty string")
+    return value
+
+
+def _flag(raw: Mapping[str, Any], key: str, method: str) -> bool:
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        raise JsonRpcInvalidParams(f"{method}: '{key}' must be true or false")
+    return value
+
+
+def _path(ls: PiLanguageServer, value: str) -> str:
+    path = path_of(value) if value.startswith("file:") else value
+    return os.path.abspath(os.path.join(ls.state.root, os.path.expanduser(path)))
+
+
+def _shut_down(ls: PiLanguageServer) -> bool:
+    return bool(getattr(ls.protocol, "_shutdown", False))
+
+
+# --- events -----------------------------------------------------------------------------------
+
+
+def forward_event(stream: EventStream, event: Mapping[str, Any]) -> None:
+    """Send one agent event on ``stream`` in its ``pi/event`` form.
+
+    ``message_update`` becomes coalesced ``text_delta`` / ``thinking_delta`` text (other
+    streaming steps are dropped: the finished message follows in ``message_end``);
+    ``tool_output`` (bash's printed chunks) becomes coalesced ``tool_output`` text;
+    ``tool_execution_update`` is dropped (its partial result is that same output);
+    ``turn_end`` and ``agent_end`` leave out the messages already sent. Everything else goes
+    out as Pi's JSON mode prints it.
+    """
+    kind = event.get("type")
+    if kind == "message_update":
+        step = event.get("assistantMessageEvent")
+        if isinstance(step, Mapping) and step.get("type") in ("text_delta", "thinking_delta"):
+            delta = step.get("delta")
+            if isinstance(delta, str):
+                stream.emit_text(str(step["type"]), delta, contentIndex=step.get("contentIndex"))
+        return
+    if kind == "tool_execution_update":
+        return
+    if kind == "tool_output":
+        delta = event.get("delta")
+        if isinstance(delta, str):
+            stream.emit_text(
+                "tool_output",
+                delta,
+                toolCallId=event.get("toolCallId"),
+                toolName=event.get("toolName"),
+            )
+        return
+    if kind == "turn_end":
+        results = event.get("toolResults")
+        count = len(results) if isinstance(results, list) else 0
+        stream.emit({"type": "turn_end", "toolResultCount": count})
+        return
+    if kind == "agent_end":
+        messages = event.get("messages")
+        stream.emit(
+            {
+                "type": "agent_end",
+                "willRetry": bool(event.get("willRetry", False)),
+                "messageCount": len(messages) if isinstance(messages, list) else 0,
+            }
+        )
+        return
+    stream.emit(dict(event))
+
+
+def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    found: dict[str, Any] | None = None
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            found = message
+            break
+    return found
+
+
+def _text_of(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        str(block.get("text", ""))
+        for block in content
+        if isinstance(block, Mapping) and block.get("type") == "text"
+    )
+
+
+# --- one session ------------------------------------------------------------------------------
+
+
+class ChatSession:
+    """A session the server holds: its file, its agent and model, and the running request.
+
+    ``lock`` is held by the request that runs the agent (a chat or a compaction); while it is
+    held, that request's :class:`EventStream` receives the agent's events.
+    """
+
+    def __init__(
+        self,
+        session: SessionFile,
+        resources: Resources,
+        resolved: ResolvedModel,
+        thinking: ThinkingLevel,
+    ) -> None:
+        self.session = session
+        self.resources = resources
+        self.resolved = resolved
+        self.thinking: ThinkingLevel = thinking
+        self.turn = 0
+        self.stream: EventStream | None = None
+        self.lock = asyncio.Lock()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self._unsubscribe: Callable[[], None] | None = None
+        self.agent = self._new_agent()
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def busy(self) -> bool:
+        return self.lock.locked()
+
+    def _new_agent(self) -> SessionAgent:
+        """An agent over the session's current branch (after a move, a model change, …)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        agent = SessionAgent(
+            provider=provider_for(self.resolved.model),
+            model=self.resolved.model,
+            session=self.session,
+            resources=self.resources,
+            thinking_level=self.thinking,
+            api_key=self.resolved.api_key,
+        )
+        self._unsubscribe = agent.subscribe(self._forward)
+        return agent
+
+    def rebuild(
+        self,
+        *,
+        resources: Resources | None = None,
+        resolved: ResolvedModel | None = None,
+        thinking: ThinkingLevel | None = None,
+    ) -> None:
+        if resources is not None:
+            self.resources = resources
+        if resolved is not None:
+            self.resolved = resolved
+        if thinking is not None:
+            self.thinking = thinking
+        self.agent = self._new_agent()
+
+    def _forward(self, event: AgentEvent) -> None:
+        stream = self.stream
+        if stream is None or stream.closed:
+            return
+        try:
+            forward_event(stream, event)
+        except Exception:  # a notification that cannot be made must not stop the run
+            log.exception("forwarding a %s event failed", event.get("type"))
+
+    def summary(self) -> dict[str, Any]:
+        model = self.resolved.model
+        return {
+            "session": self.session_id,
+            "file": self.session.path,
+            "cwd": self.session.cwd,
+            "model": {"provider": model.provider, "id": model.id},
+            "thinkingLevel": self.thinking,
+        }
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.session.close()
+
+
+# --- the server's sessions --------------------------------------------------------------------
+
+
+class ChatSessions:
+    """Every session one server holds, by session id; the model chosen for new sessions."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, ChatSession] = {}
+        self.selected: tuple[str, str] | None = None
+
+    # -- models -----------------------------------------------------------------------------
+
+    def config(self, ls: PiLanguageServer) -> ModelsConfig:
+        try:
+            return load_models_config(models_json_path(agent_dir_of(ls)))
+        except ModelsConfigError as error:
+            raise config_failure(error) from error
+
+    def _choose(
+        self,
+        ls: PiLanguageServer,
+        method: str,
+        provider: str | None,
+        model: str | None,
+        fallbacks: list[tuple[str, str]],
+    ) -> ResolvedModel:
+        config = self.config(ls)
+        try:
+            resolved, warnings = choose_model(
+                config, provider, model, fallbacks=fallbacks, agent_dir=agent_dir_of(ls)
+            )
+        except ModelChoiceError as error:
+            if provider or model:
+                raise JsonRpcInvalidParams(f"{method}: {error}") from error
+            raise failed(f"{method}: {error}") from error
+        for warning in warnings:
+            ls.log_to_client(f"pi-lsp: {warning}", types.MessageType.Warning)
+        return resolved
+
+    # -- finding and opening sessions -------------------------------------------------------
+
+    def held_by_path(self, path: str) -> ChatSession | None:
+        real = os.path.realpath(path)
+        for held in self.sessions.values():
+            if held.session.path is not None and os.path.realpath(held.session.path) == real:
+                return held
+        return None
+
+    @staticmethod
+    def find_file(session_id: str, folders: list[str]) -> str | None:
+        """The file of session ``session_id`` (``<timestamp>_<id>.jsonl``) in ``folders``."""
+        suffix = f"_{session_id}.jsonl"
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                for name in sorted(os.listdir(folder)):
+                    if name.endswith(suffix):
+                        return os.path.join(folder, name)
+        return None
+
+    def _folders(self, ls: PiLanguageServer, raw: Mapping[str, Any], cwd: str) -> list[str]:
+        folders = []
+        session_dir = raw.get("sessionDir")
+        if isinstance(session_dir, str) and session_dir:
+            folders.append(_path(ls, session_dir))
+        folders.append(default_session_dir(os.path.realpath(cwd), agent_dir_of(ls)))
+        return folders
+
+    def get(
+        self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str, *, create: bool
+    ) -> ChatSession:
+        """The session ``raw`` names (``session`` id or ``file``), opened if not held yet; a
+        new one when it names none and ``create`` is set."""
+        session_id = _string(raw, "session", method)
+        file = _string(raw, "file", method)
+        cwd_param = _string(raw, "cwd", method)
+        cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+        if session_id is not None and session_id in self.sessions:
+            return self.sessions[session_id]
+        if file is not None:
+            path = _path(ls, file)
+            held = self.held_by_path(path)
+            if held is not None:
+                return held
+        elif session_id is not None:
+            found = self.find_file(session_id, self._folders(ls, raw, cwd))
+            if found is None:
+                raise JsonRpcInvalidParams(
+                    f"{method}: no session {session_id!r} is open or saved for {cwd}; "
+                    "give its 'file'"
+                )
+            path = found
+        elif not create:
+            raise JsonRpcInvalidParams(f"{method}: give 'session' (an id) or 'file'")
+        else:
+            path = ""
+        session = self._open(ls, raw, method, path, cwd)
+        try:
+            return self._hold(ls, raw, method, session)
+        except BaseException:
+            session.close()
+            raise
+
+    def _open(
+        self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str, path: str, cwd: str
+    ) -> SessionFile:
+        try:
+            if path:
+                return SessionFile.open(path, cwd=cwd)
+            if raw.get("persist") is False:
+                return SessionFile.in_memory(cwd)
+            session_dir = _string(raw, "sessionDir", method)
+            return SessionFile.create(
+                cwd,
+                agent_dir=agent_dir_of(ls),
+                session_dir=_path(ls, session_dir) if session_dir is not None else None,
+            )
+        except NotASessionError as error:
+            raise JsonRpcInvalidParams(f"{method}: {error}") from error
+        except SessionFileError as error:
+            raise failed(f"{method}: {error}", {"path": error.path}) from error
+
+    def _hold(
+        self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str, session: SessionFile
+    ) -> ChatSession:
+        resources = ls.state.snapshot(session.cwd)
+        context: SessionContext | None = None
+        fallbacks: list[tuple[str, str]] = []
+        if session.entries:
+            context = build_session_context(session.entries, session.leaf_id)
+            saved = context.model or {}
+            if isinstance(saved.get("provider"), str) and isinstance(saved.get("modelId"), str):
+                fallbacks.append((saved["provider"], saved["modelId"]))
+        if self.selected is not None:
+            fallbacks.append(self.selected)
+        default = settings_default_model(resources.settings.merged)
+        if default is not None:
+            fallbacks.append(default)
+        provider = _string(raw, "provider", method)
+        model = _string(raw, "model", method)
+        resolved = self._choose(ls, method, provider, model, fallbacks)
+        level = initial_thinking_level(
+            _thinking_param(raw, method), resources.settings.merged, session, context
+        )
+        thinking = clamp_thinking_level(resolved.model, level)
+        record_model_choice(session, resolved.model, thinking, context)
+        held = ChatSession(session, resources, resolved, thinking)
+        self.sessions[held.session_id] = held
+        return held
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def refresh(self, ls: PiLanguageServer, held: ChatSession) -> None:
+        """Before a prompt: the latest resources of the session's folder."""
+        resources = ls.state.snapshot(held.session.cwd)
+        if resources is not held.resources:
+            held.rebuild(resources=resources)
+
+    def switch_model(
+        self,
+        ls: PiLanguageServer,
+        held: ChatSession,
+        method: str,
+        provider: str | None,
+        model: str | None,
+        thinking: str | None,
+    ) -> None:
+        if held.busy:
+            raise failed(MODEL_BUSY)
+        resolved = held.resolved
+        if provider or model:
+            resolved = self._choose(ls, method, provider, model, [])
+        level = clamp_thinking_level(resolved.model, thinking or held.thinking)
+        current = held.resolved.model
+        if (resolved.model.provider, resolved.model.id) != (current.provider, current.id):
+            held.session.append_model_change(resolved.model.provider, resolved.model.id)
+        if level != held.thinking:
+            held.session.append_thinking_level_change(level)
+        held.rebuild(resolved=resolved, thinking=level)
+
+    async def chat(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        raw = _params(params, CHAT)
+        text = raw.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise JsonRpcInvalidParams(f"{CHAT}: 'text' must be the message to send")
+        behavior = raw.get("streamingBehavior")
+        if behavior is not None and behavior not in STREAMING_BEHAVIORS:
+            raise JsonRpcInvalidParams(f"{CHAT}: 'streamingBehavior' must be 'steer' or 'followUp'")
+        thinking = _thinking_param(raw, CHAT)
+        known = set(self.sessions)
+        held = self.get(ls, raw, CHAT, create=True)
+        if held.busy:
+            return await _queue(held, text, behavior)
+        provider, model = _string(raw, "provider", CHAT), _string(raw, "model", CHAT)
+        if held.session_id in known and (provider or model or thinking):
+            self.switch_model(ls, held, CHAT, provider, model, thinking)
+        self.refresh(ls, held)
+        async with held.lock:
+            stream = _open_stream(ls, held)
+            try:
+                agent = held.agent
+                await _run(held, agent.prompt(text), lambda: abort_now(agent))
+            except JsonRpcException:
+                raise
+            except Exception as error:
+                raise failed(f"{CHAT}: {error}") from error
+            finally:
+                stream.close()
+                held.stream = None
+        last = _last_assistant(held.agent.messages)
+        result = {**held.summary(), "turn": held.turn, "events": stream.seq}
+        result["stopReason"] = last.get("stopReason") if last is not None else None
+        result["text"] = _text_of(last) if last is not None else ""
+        if last is not None and isinstance(last.get("errorMessage"), str):
+            result["errorMessage"] = last["errorMessage"]
+        result["leafId"] = held.session.leaf_id
+        return result
+
+    async def compact(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        raw = _params(params, COMPACT)
+        instructions = _string(raw, "customInstructions", COMPACT)
+        held = self.get(ls, raw, COMPACT, create=False)
+        if held.busy:  # Pi's /compact stops the running answer first
+            await held.agent.abort()
+        async with held.lock:
+            stream = _open_stream(ls, held)
+            try:
+                outcome = await _run(
+                    held, held.agent.compact(instructions), held.agent.abort_compaction
+                )
+            except JsonRpcException:
+                raise
+            except Exception as error:
+                raise failed(f"{COMPACT}: {error}") from error
+            finally:
+                stream.close()
+                held.stream = None
+        return {
+            "session": held.session_id,
+            "turn": held.turn,
+            "events": stream.seq,
+            **outcome,
+            "leafId": held.session.leaf_id,
+        }
+
+    async def navigate(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        raw = _params(params, NAVIGATE)
+        target = _string(raw, "entryId", NAVIGATE, required=True)
+        assert target is not None
+        summarize = _flag(raw, "summarize", NAVIGATE)
+        replace = _flag(raw, "replaceInstructions", NAVIGATE)
+        instructions = _string(raw, "customInstructions", NAVIGATE)
+        label = _string(raw, "label", NAVIGATE)
+        held = self.get(ls, raw, NAVIGATE, create=False)
+        if held.busy:
+            raise failed(RUN_ACTIVE)
+        if held.session.get_entry(target) is None:
+            raise JsonRpcInvalidParams(f"{NAVIGATE}: Entry {target} not found")
+        async with held.lock:
+            signal = AbortSignal()
+            model = held.resolved.model
+            summarizer = ProviderSummarizer(
+                held.agent.provider,
+                model,
+                api_key=held.resolved.api_key,
+                retry=held.agent.retry_policy,
+                signal=signal,
+            )
+            moving = navigate_tree(
+                held.session,
+                target,
+                summarize=summarize,
+                summarizer=summarizer,
+                model=SummaryModel(model.context_window, model.max_tokens, model.reasoning),
+                reserve_tokens=branch_summary_reserve_tokens(held.resources.settings.merged),
+                custom_instructions=instructions,
+                replace_instructions=replace,
+                label=label,
+            )
+            try:
+                outcome = await _run(held, moving, signal.abort)
+            except JsonRpcException:
+                raise
+            except Exception as error:
+                raise failed(f"{NAVIGATE}: {error}") from error
+            finally:
+                held.rebuild()  # the agent's context is the new branch
+        summary = outcome.summary_entry
+        return {
+            "session": held.session_id,
+            "cancelled": outcome.cancelled,
+            "aborted": outcome.aborted,
+            "leafId": held.session.leaf_id,
+            "editorText": outcome.editor_text,
+            "summaryEntry": dict(summary) if summary is not None else None,
+        }
+
+    def tree(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        raw = _params(params, TREE)
+        session_id = _string(raw, "session", TREE)
+        file = _string(raw, "file", TREE)
+        held = self.sessions.get(session_id) if session_id is not None else None
+        if held is None and file is not None:
+            held = self.held_by_path(_path(ls, file))
+        if held is not None:
+            return tree_view_json(build_tree_view(held.session))
+        if file is None and session_id is not None:
+            cwd_param = _string(raw, "cwd", TREE)
+            cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+            file = self.find_file(session_id, self._folders(ls, raw, cwd))
+            if file is None:
+                raise JsonRpcInvalidParams(f"{TREE}: no session {session_id!r}; give its 'file'")
+        if file is None:
+            raise JsonRpcInvalidParams(f"{TREE}: give 'session' (an id) or 'file'")
+        try:
+            session = SessionFile.read(_path(ls, file))  # not held: read, never locked
+        except NotASessionError as error:
+            raise JsonRpcInvalidParams(f"{TREE}: {error}") from error
+        except SessionFileError as error:
+            raise failed(f"{TREE}: {error}", {"path": error.path}) from error
+        return tree_view_json(build_tree_view(session))
+
+    async def close(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        raw = _params(params, CLOSE)
+        session_id = _string(raw, "session", CLOSE)
+        file = _string(raw, "file", CLOSE)
+        held = self.sessions.get(session_id) if session_id is not None else None
+        if held is None and file is not None:
+            held = self.held_by_path(_path(ls, file))
+        if held is None:
+            return {"closed": False}
+        if held.busy:
+            await held.agent.abort()
+        async with held.lock:
+            self.sessions.pop(held.session_id, None)
+            held.close()
+        return {"closed": True, "session": held.session_id}
+
+    def models(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        config = self.config(ls)
+        agent_dir = agent_dir_of(ls)
+        listed = []
+        for info in all_models(config):
+            try:
+                key_source = resolve_model(
+                    config, info.provider, info.id, agent_dir=agent_dir, require_key=False
+                ).key_source
+            except ModelChoiceError:
+                continue
+            listed.append(
+                {
+                    "provider": info.provider,
+                    "id": info.id,
+                    "name": info.name or info.id,
+                    "api": info.api,
+                    "baseUrl": info.base_url,
+                    "contextWindow": info.context_window,
+                    "maxTokens": info.max_tokens,
+                    "reasoning": info.reasoning,
+                    "input": list(info.input),
+                    "hasKey": key_source is not None,
+                    "keySource": key_source,
+                }
+            )
+        providers = []
+        for name, (api, base_url) in BUILTIN_PROVIDERS.items():
+            entry = config.provider(name)
+            try:
+                probe = resolve_model(config, name, "-", agent_dir=agent_dir, require_key=False)
+            except ModelChoiceError:
+                continue
+            providers.append(
+                {
+                    "name": name,
+                    "api": api,
+                    "baseUrl": (entry.base_url if entry is not None else None) or base_url,
+                    "hasKey": probe.key_source is not None,
+                    "keySource": probe.key_source,
+                }
+            )
+        selected = self.selected
+        return {
+            "configPath": models_json_path(agent_dir),
+            "models": listed,
+            "builtinProviders": providers,
+            "selected": {"provider": selected[0], "id": selected[1]} if selected else None,
+        }
+
+    def select(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        raw = _params(params, SELECT)
+        provider = _string(raw, "provider", SELECT)
+        model = _string(raw, "model", SELECT)
+        thinking = _thinking_param(raw, SELECT)
+        if raw.get("session") is not None or raw.get("file") is not None:
+            held = self.get(ls, raw, SELECT, create=False)
+            self.switch_model(ls, held, SELECT, provider, model, thinking)
+            return held.summary()
+        if not provider and not model:
+            raise JsonRpcInvalidParams(f"{SELECT}: give 'model' (and 'provider')")
+        resolved = self._choose(ls, SELECT, provider, model, [])
+        self.selected = (resolved.model.provider, resolved.model.id)
+        return {"model": {"provider": resolved.model.provider, "id": resolved.model.id}}
+
+    async def stop(self, timeout: float) -> None:
+        """Abort every run, wait (at most ``timeout`` seconds) for the requests to answer, and
+        release every session file."""
+        for held in self.sessions.values():
+            abort_now(held.agent)
+        tasks = {task for held in self.sessions.values() for task in held.tasks}
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+        for held in list(self.sessions.values()):
+            held.close()
+        self.sessions.clear()
+
+
+def _thinking_param(raw: Mapping[str, Any], method: str) -> str | None:
+    value = raw.get("thinkingLevel")
+    if value is None:
+        return None
+    if value not in ("off", "minimal", "low", "medium", "high", "xhigh"):
+        raise JsonRpcInvalidParams(
+            f"{method}: 'thinkingLevel' must be off, minimal, low, medium, high or xhigh"
+        )
+    return str(value)
+
+
+async def _queue(held: ChatSession, text: str, behavior: Any) -> dict[str, Any]:
+    """A prompt for a session that is busy: queued as steering or follow-up, or refused."""
+    if behavior is None:
+        raise failed(f"{CHAT}: {NEEDS_STREAMING_BEHAVIOR}")
+    if held.agent.is_compacting:
+        raise failed(f"{CHAT}: {COMPACTION_IN_PROGRESS}")
+    if behavior == "steer":
+        await held.agent.steer(text)
+    else:
+        await held.agent.follow_up(text)
+    return {**held.summary(), "turn": held.turn, "queued": behavior}
+
+
+def _open_stream(ls: PiLanguageServer, held: ChatSession) -> EventStream:
+    held.turn += 1
+    failed_once = False
+
+    def send(event: Event) -> None:
+        nonlocal failed_once
+        if _shut_down(ls):
+            return
+        try:
+            ls.protocol.notify(EVENT_METHOD, event)
+        except Exception:  # the client is gone: the run must still end (and its tools die)
+            if not failed_once:
+                log.exception("sending %s failed", EVENT_METHOD)
+            failed_once = True
+
+    stream = EventStream(send, {"session": held.session_id, "turn": held.turn})
+    held.stream = stream
+    return stream
+
+
+def abort_now(agent: SessionAgent) -> None:
+    """Abort whatever the agent runs (a retry wait, a compaction, the model stream, tools)
+    without waiting: :meth:`SessionAgent.abort` minus its wait for idle."""
+    agent.abort_retry()
+    agent.abort_compaction()
+    agent.agent.abort()
+
+
+async def _run(held: ChatSession, work: Awaitable[T], abort: Callable[[], None]) -> T:
+    """Await ``work``; when the request is cancelled, ``abort()`` it, let it wind down (its
+    events still go out), and re-raise the cancellation."""
+    task: asyncio.Future[T] = asyncio.ensure_future(work)
+    current = asyncio.current_task()
+    if current is not None:
+        held.tasks.add(current)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        abort()
+        try:
+            done, _ = await asyncio.wait({task}, timeout=ABORT_GRACE)
+            if not done:
+                log.warning("a run ignored its abort for %s s; cancelling it", ABORT_GRACE)
+                task.cancel()
+                await asyncio.wait({task})
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not task.cancelled() and task.exception() is not None:
+            log.info("aborted run ended with %r", task.exception())
+        raise
+    finally:
+        if current is not None:
+            held.tasks.discard(current)
+
+
+# --- registration -----------------------------------------------------------------------------
+
+_SESSIONS: weakref.WeakKeyDictionary[PiLanguageServer, ChatSessions] = weakref.WeakKeyDictionary()
+
+
+async def stop_all(server: PiLanguageServer, timeout: float = ABORT_GRACE + 1) -> None:
+    """Abort every chat of ``server``, wait until each has answered, release the session files
+    (for the ``shutdown`` handler: no tool may outlive the server)."""
+    sessions = _SESSIONS.get(server)
+    if sessions is not None:
+        await sessions.stop(timeout)
+
+
+def register(server: PiLanguageServer) -> None:
+    sessions = _SESSIONS.setdefault(server, ChatSessions())
+
+    @server.feature(CHAT)
+    async def chat(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return await sessions.chat(ls, params)
+
+    @server.feature(COMPACT)
+    async def compact(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return await sessions.compact(ls, params)
+
+    @server.feature(NAVIGATE)
+    async def navigate(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return await sessions.navigate(ls, params)
+
+    @server.feature(CLOSE)
+    async def close(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return await sessions.close(ls, params)
+
+    @server.feature(TREE)
+    def tree(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return sessions.tree(ls, params)
+
+    @server.feature(MODELS)
+    def models(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return sessions.models(ls, params)
+
+    @server.feature(SELECT)
+    def select(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return sessions.select(ls, params)
