@@ -3,10 +3,12 @@
 
     python3 ../shared/bench/workloads.py bench/out --only w4    # once, if bench/out/w4 is missing
     .venv/bin/python bench/lsp_bench.py bench/out [--workload small|w4|all] [--n 200] [--runs 3]
-        [--storm 10000] [--modes vscode,vscode-250ms,neovim] [--json] [--profile DIR]
+        [--storm 10000] [--storm-seconds 1] [--modes vscode,vscode-250ms,neovim] [--json]
+        [--profile DIR] [--live]
 
-A minimal JSON-RPC client of its own (asyncio pipes, no pytest-lsp: less client overhead)
-starts ``python -m pi_lsp serve`` with the default debounce (20 ms) and measures:
+A minimal JSON-RPC client of its own (asyncio pipes; pytest-lsp only supplies the recorded
+client capabilities) starts ``python -m pi_lsp serve`` with the default debounce (20 ms),
+from a copy of ``pi_lsp/`` taken at the start (``--live``: from the tree), and measures:
 
 * **edit**: ``didChange`` (whole document) of an open context file to the
   ``publishDiagnostics`` of that URI with that version, ``--n`` edits one at a time, each
@@ -87,6 +89,16 @@ try:
 except SystemExit:
     pass
 """
+
+
+def sources_digest(root: Path) -> str:
+    """A fingerprint of the server's sources under ``root`` (``root/pi_lsp``)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted((root / "pi_lsp").rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def warmup_of(n: int) -> int:
@@ -318,7 +330,7 @@ def run_writer(plan_file: str) -> int:
 
 
 async def start_server(
-    ws: Workspace, client: str, profile: Path | None
+    ws: Workspace, client: str, profile: Path | None, pythonpath: Path = REPO
 ) -> tuple[Client, dict[str, Any], float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
     env.update(HOME=str(ws.home), PI_CODING_AGENT_DIR=str(ws.agent))
@@ -326,7 +338,7 @@ async def start_server(
         command = [sys.executable, "-m", "pi_lsp", "serve"]
     else:
         command = [sys.executable, "-c", PROFILE_BOOT, str(profile)]
-    env["PYTHONPATH"] = str(REPO)
+    env["PYTHONPATH"] = str(pythonpath)  # ahead of the editable install's path
     stderr = open(ws.root.parent / "server.log", "wb")  # noqa: SIM115 - lives as long as the server
     proc = await asyncio.create_subprocess_exec(
         *command,
@@ -577,7 +589,7 @@ async def session(
             opts.profile.mkdir(parents=True, exist_ok=True)
             profile = opts.profile / f"{workload}-{mode}-run{run}"
         client = "neovim" if mode == "neovim" else "visual-studio-code"
-        conn, status, loaded = await start_server(ws, client, profile)
+        conn, status, loaded = await start_server(ws, client, profile, opts.pythonpath)
         try:
             result: dict[str, Any] = {
                 "first_rebuild_s": loaded,
@@ -659,16 +671,18 @@ def fmt(value: Any, unit: str) -> str:
     return f"{value:g}"
 
 
-def print_table(summary: dict[str, Any], opts: argparse.Namespace) -> None:
+def print_table(summary: dict[str, Any], opts: argparse.Namespace, stream: Any = None) -> None:
+    stream = stream or sys.stdout
     for workload, by_mode in summary.items():
         modes = list(by_mode)
-        print(f"\n{workload} — median of {opts.runs} runs (n={opts.n}, storm={opts.storm})")
-        print(f"{'':48}" + "".join(f"{m:>14}" for m in modes))
+        title = f"{workload} — median of {opts.runs} runs (n={opts.n}, storm={opts.storm})"
+        print(f"\n{title}", file=stream)
+        print(f"{'':50}" + "".join(f"{m:>14}" for m in modes), file=stream)
         for label, key, unit in ROWS:
             if all(key not in by_mode[m] for m in modes):
                 continue
             cells = "".join(f"{fmt(by_mode[m].get(key), unit):>14}" for m in modes)
-            print(f"{label + (f' ({unit})' if unit else ''):48}{cells}")
+            print(f"{label + (f' ({unit})' if unit else ''):50}{cells}", file=stream)
 
 
 async def main_async(opts: argparse.Namespace) -> dict[str, Any]:
@@ -677,19 +691,29 @@ async def main_async(opts: argparse.Namespace) -> dict[str, Any]:
     if "w4" in workloads and not (out / "w4").is_dir():
         sys.exit(f"{out / 'w4'} is missing: python3 ../shared/bench/workloads.py {opts.out}")
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for workload in workloads:
-        by_mode: dict[str, list[dict[str, Any]]] = {m: [] for m in opts.modes}
-        for run in range(opts.runs):
-            for mode in opts.modes:
-                result = await session(workload, out, mode, opts, run)
-                by_mode[mode].append(result)
-                if not opts.json:
+    with tempfile.TemporaryDirectory(prefix="lsp-bench-src-") as src:
+        if opts.live:
+            opts.pythonpath = REPO
+        else:  # every run measures the same server, whatever happens to the tree meanwhile
+            opts.pythonpath = Path(src)
+            ignore = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(REPO / "pi_lsp", opts.pythonpath / "pi_lsp", ignore=ignore)
+        digest = sources_digest(opts.pythonpath)
+        for workload in workloads:
+            by_mode: dict[str, list[dict[str, Any]]] = {m: [] for m in opts.modes}
+            for run in range(opts.runs):
+                for mode in opts.modes:
+                    result = await session(workload, out, mode, opts, run)
+                    by_mode[mode].append(result)
                     print(f"  {workload} run {run + 1} {mode}: done", file=sys.stderr)
-        results[workload] = by_mode
+            results[workload] = by_mode
+        if sources_digest(opts.pythonpath) != digest:
+            digest += f", changed during the run to {sources_digest(opts.pythonpath)}"
     return {
         "date": time.strftime("%Y-%m-%d"),
         "load": os.getloadavg(),
         "command": " ".join(sys.argv),
+        "pi_lsp_sources": digest,
         "summary": summarize(results),
         "runs": results,
     }
@@ -715,15 +739,24 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true", help="machine output")
     parser.add_argument("--profile", type=Path, help="cProfile the server into this folder")
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="run the server from the tree (default: from a copy of pi_lsp/ taken at the start)",
+    )
     opts = parser.parse_args()
     if any(m not in MODES for m in opts.modes):
         parser.error(f"--modes: choose from {', '.join(MODES)}")
     report = asyncio.run(main_async(opts))
     if opts.json:
         print(json.dumps(report, indent=2))
-    else:
-        print(f"{report['date']}, load average {', '.join(f'{x:.2f}' for x in report['load'])}")
-        print_table(report["summary"], opts)
+    stream = sys.stderr if opts.json else sys.stdout  # the table, for people, in either case
+    load = ", ".join(f"{x:.2f}" for x in report["load"])
+    print(
+        f"{report['date']}, load average {load}; pi_lsp sources {report['pi_lsp_sources']}",
+        file=stream,
+    )
+    print_table(report["summary"], opts, stream)
     return 0
 
 
