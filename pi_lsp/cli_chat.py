@@ -259,6 +259,16 @@ async def _chat(opts: argparse.Namespace) -> int:
         return _error(str(error), EXIT_USAGE)
     except SessionFileError as error:
         return _error(str(error), EXIT_FAILED)
+    stored_cwd = session.header.get("cwd") if opts.session is not None else None
+    if isinstance(stored_cwd, str) and stored_cwd and not os.path.isdir(stored_cwd):
+        # as Pi 0.85's print mode: a resumed session must still have its folder
+        session.close()
+        sys.stderr.write(
+            f"Stored session working directory does not exist: {stored_cwd}\n"
+            f"Session file: {os.path.abspath(opts.session)}\n"
+            f"Current working directory: {resources.cwd}\n"
+        )
+        return EXIT_FAILED
     try:
         resumed = bool(session.entries)
         context = build_session_context(session.entries, session.leaf_id) if resumed else None
@@ -310,16 +320,18 @@ def initial_thinking_level(
 def record_model_choice(
     session: SessionFile, model: ModelInfo, thinking: str, context: Any
 ) -> None:
-    """Open a new session (``context`` None) with the model and thinking level, as Pi does; on
-    a resumed one record a change of either (and the level if none is recorded yet)."""
+    """Open a new session (``context`` None) with the model and thinking level, as Pi does.
+
+    A resumed session gets only a thinking-level entry when it has none yet (spec §8.2): Pi
+    0.85 records no model change when a session is continued with another model (checked with
+    the oracle: tests/conformance/test_session_interop.py); the assistant messages carry the
+    model that answered them.
+    """
     if context is None:
         session.append_model_change(model.provider, model.id)
         session.append_thinking_level_change(thinking)
         return
-    saved = context.model or {}
-    if saved.get("provider") != model.provider or saved.get("modelId") != model.id:
-        session.append_model_change(model.provider, model.id)
-    if context.thinking_level != thinking or not _has_thinking_entry(session):
+    if not _has_thinking_entry(session):
         session.append_thinking_level_change(thinking)
 
 
