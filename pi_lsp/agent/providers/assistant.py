@@ -65,7 +65,7 @@ class AssistantBuilder:
             "provider": model.provider,
             "model": model.id,
             "usage": empty_usage(),
-            "stopReason": "stop",
+            "stopReason": "pending",  # as Pi 0.85 streams it, until the provider says why
             "timestamp": now_ms() if timestamp is None else timestamp,
         }
         self._args_text: dict[int, str] = {}
@@ -212,6 +212,8 @@ class AssistantBuilder:
         }
 
     def done(self) -> Event:
+        if self.message["stopReason"] == "pending":
+            self.message["stopReason"] = "stop"
         return {"type": "done", "reason": self.message["stopReason"], "message": self.message}
 
     def error(
