@@ -64,7 +64,9 @@ def _ancestors(path: str) -> Iterator[str]:
         folder = parent
 
 
-def affecting_changes(resources: Resources, changed: Collection[str]) -> set[str]:
+def affecting_changes(
+    resources: Resources, changed: Collection[str], read: Collection[str] | None = None
+) -> set[str]:
     """The paths of ``changed`` that can make ``resources`` out of date.
 
     Place matters, not only name: an AGENTS.md counts only in a folder the snapshot's chain is
@@ -72,7 +74,8 @@ def affecting_changes(resources: Resources, changed: Collection[str]) -> set[str
     ``.agents`` only in the snapshot's folder or above. A workspace with a hundred working
     directories rebuilds only those a change can reach.
     """
-    read = set(resources.watched_files)
+    if read is None:
+        read = frozenset(resources.watched_files)
     listed = set(resources.skill_load.directories)
     chain = {*ancestor_dirs(resources.cwd), resources.agent_dir}
     out: set[str] = set()

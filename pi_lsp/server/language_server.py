@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__
+from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.server.convert import lsp_diagnostic, uri_of
 from pi_lsp.server.settings import ServerSettings
 from pi_lsp.server.state import Rebuild, WorkspaceState
@@ -71,6 +72,7 @@ class PiLanguageServer(LanguageServer):
         self._timer: asyncio.TimerHandle | None = None
         self._held_since: float | None = None
         self._running: asyncio.Task[None] | None = None
+        self._counting: asyncio.Future[None] | None = None  # prompt tokens counted ahead
         self._built_once = False
         self._shown: dict[str, tuple[int | None, tuple[object, ...]]] = {}  # path -> last sent
         self._prompts: dict[str, str] = {}  # cwd -> last prompt text announced
@@ -160,6 +162,10 @@ class PiLanguageServer(LanguageServer):
         self.last_rebuild = ((loop.time() - started) * 1000, result.reason)
         self.publish(result)
         self._announce(result, prompts)
+        if 0 < len(result.reloaded) <= PRECOUNTED_PROMPTS:
+            # counted after publishing, off the event loop, so the next hover finds them ready
+            documents = [self.state.prompt(cwd) for cwd in result.reloaded]
+            self._counting = asyncio.ensure_future(asyncio.to_thread(_count_tokens, documents))
 
     def _build(
         self,
@@ -180,13 +186,7 @@ class PiLanguageServer(LanguageServer):
                 loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
 
         result = self.state.rebuild(changed, buffers, loop_report)
-        prompts = {}
-        count_now = len(result.reloaded) <= PRECOUNTED_PROMPTS
-        for cwd in result.reloaded:
-            document = self.state.prompt(cwd)
-            if count_now:
-                _ = document.tokens  # counted here, off the event loop, not in the next hover
-            prompts[cwd] = document.text
+        prompts = {cwd: self.state.prompt(cwd).text for cwd in result.reloaded}
         return result, prompts
 
     async def _begin_progress(self) -> str | None:
@@ -249,3 +249,8 @@ class PiLanguageServer(LanguageServer):
                 "reason": None if result.reason is None else sorted(result.reason),
             }
             self.protocol.notify("pi/systemPromptChanged", payload)
+
+
+def _count_tokens(documents: list[PromptDocument]) -> None:
+    for document in documents:
+        _ = document.tokens

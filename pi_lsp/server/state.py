@@ -53,6 +53,8 @@ class WorkspaceState:
     _linted: dict[str, tuple[Resources, list[Diagnostic]]] = field(default_factory=dict)
     _cwds: list[str] | None = None
     _prompts: dict[str, tuple[Resources, PromptDocument]] = field(default_factory=dict)
+    _realpaths: dict[str, str] = field(default_factory=dict)
+    _read_sets: dict[str, tuple[Resources, frozenset[str]]] = field(default_factory=dict)
 
     def file_source(
         self, buffers: Mapping[str, tuple[int, str]] | None = None
@@ -82,6 +84,22 @@ class WorkspaceState:
         self._prompts[resources.cwd] = (resources, document)
         return document
 
+    def _real(self, cwd: str) -> str:
+        real = self._realpaths.get(cwd)
+        if real is None:
+            real = self._realpaths[cwd] = os.path.realpath(cwd)
+        return real
+
+    def _read_set(self, resources: Resources) -> frozenset[str]:
+        """The files ``resources`` was read from, as a set kept as long as the snapshot."""
+        known = self._read_sets.get(resources.cwd)
+        if known is None or known[0] is not resources:
+            known = self._read_sets[resources.cwd] = (
+                resources,
+                frozenset(resources.watched_files),
+            )
+        return known[1]
+
     def lint_config(self) -> LintConfig:
         return LintConfig(
             settings=LintSettings(model_window=self.settings.model_window),
@@ -105,6 +123,7 @@ class WorkspaceState:
             or any(_may_add_or_remove_cwd(p, known) for p in changed)
         ):
             self._cwds = working_directories(self.root)
+            self._realpaths.clear()
             return self._cwds
         return known
 
@@ -127,11 +146,11 @@ class WorkspaceState:
         for done, cwd in enumerate(cwds):
             if progress is not None:
                 progress(done, len(cwds), cwd)
-            previous = self.snapshots.get(os.path.realpath(cwd))
+            previous = self.snapshots.get(self._real(cwd))
             if previous is None or paths is None:
                 resources = load_resources(self.options(cwd), source, self.cache)
             else:
-                affecting = affecting_changes(previous, paths)
+                affecting = affecting_changes(previous, paths, self._read_set(previous))
                 resources = (
                     reload_resources(previous, affecting, source, self.cache)
                     if affecting
