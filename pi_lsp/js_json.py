@@ -65,10 +65,35 @@ def _reject_constant(name: str) -> Any:
     raise JsonParseError(f"{name} is not valid JSON")
 
 
+#: One decoder for every call (``json.loads`` with a keyword builds a new one each time, which
+#: cost as much as the parse for short lines). ``parse_constant`` is what makes the reading
+#: JavaScript's: Python accepts ``NaN``/``Infinity``/``-Infinity`` literals, ``JSON.parse`` does
+#: not. The C scanner keeps no state between calls (its key memo is cleared after each), so
+#: sharing it is safe.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_decode = _DECODER.decode
+_scan_once = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
+
+
 def parse_json(text: str) -> Any:
     """``JSON.parse(text)``; raises :class:`JsonParseError` where JavaScript throws."""
+    if type(text) is str:
+        # The common case, a value filling the whole text, straight from the scanner; anything
+        # else (surrounding whitespace, a BOM, an error) goes the full way for its message.
+        try:
+            value, end = _scan_once(text, 0)
+        except (StopIteration, ValueError, RecursionError):
+            pass
+        else:
+            if end == len(text):
+                return value
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        if not isinstance(text, str):  # bytes: json.loads detects their encoding
+            return json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):
+            # json.loads's own check, kept so the message stays the same
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _decode(text)
     except JsonParseError:
         raise
     except (ValueError, RecursionError) as error:

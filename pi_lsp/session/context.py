@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pi_lsp.session.timestamps import parse_timestamp_ms
-from pi_lsp.session.tree import branch, index_entries
+from pi_lsp.session.tree import IndexedEntries, branch, index_entries
 
 __all__ = [
     "UNSET",
@@ -128,6 +128,77 @@ def _context_entries(path: Sequence[Entry], compaction_index: int | None) -> lis
     return [compaction, *path[kept_start:compaction_index], *path[compaction_index + 1 :]]
 
 
+def _backward(index: Mapping[str, Entry], leaf: Entry, leaf_id: str) -> SessionContext:
+    """The context at ``leaf`` (``index[leaf_id]``), walking from the leaf towards the root.
+
+    Gives what the forward pass over the whole root path gives, but stops as soon as nothing
+    further back can change it: the latest compaction and its first kept entry are found, and
+    so are the latest thinking level and model (the last change on the path decides each).
+    Without a compaction the whole path is the context and the walk goes to the root.
+    """
+    thinking_level: str | None = None
+    model: dict[str, Any] | None = None
+    model_found = False
+    compaction: Entry | None = None
+    first_kept: Any = None
+    kept_found = False
+    tail: list[Entry] = []  # after the compaction (or the whole path), leaf first
+    kept: list[Entry] = []  # before the compaction, nearest first
+    seen: set[str] = set()
+    entry: Entry | None = leaf
+    entry_id: Any = leaf_id
+    while entry is not None:
+        seen.add(entry_id)
+        kind = entry.get("type")
+        if compaction is None:
+            if kind == "compaction":
+                compaction = entry
+                first_kept = entry.get("firstKeptEntryId")
+            else:
+                tail.append(entry)
+        elif not kept_found:
+            kept.append(entry)
+            if entry_id == first_kept:
+                kept_found = True
+        if kind == "thinking_level_change":
+            if thinking_level is None:
+                level = entry.get("thinkingLevel")
+                if isinstance(level, str):
+                    thinking_level = level
+        elif kind == "model_change":
+            if not model_found:
+                model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+                model_found = True
+        elif kind == "message" and not model_found:
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                model = {"provider": message.get("provider"), "modelId": message.get("model")}
+                model_found = True
+        if kept_found and model_found and thinking_level is not None:
+            break
+        parent = entry.get("parentId")
+        if not isinstance(parent, str) or parent == entry_id or parent in seen:
+            break
+        entry_id = parent
+        entry = index.get(parent)
+    if compaction is None:
+        tail.reverse()
+        context_entries = tail
+    else:
+        if not kept_found:
+            kept.clear()  # the first kept entry is not on the path: nothing before is kept
+        kept.reverse()
+        tail.reverse()
+        context_entries = [compaction, *kept, *tail]
+    messages = [message for entry in context_entries for message in entry_messages(entry)]
+    return SessionContext(
+        messages=messages,
+        thinking_level="off" if thinking_level is None else thinking_level,
+        model=model,
+        entries=context_entries,
+    )
+
+
 def build_session_context(
     entries: Sequence[Entry],
     leaf_id: str | Unset | None = UNSET,
@@ -138,17 +209,30 @@ def build_session_context(
 
     ``leaf_id`` None is Pi's ``null`` (before the first entry: an empty context); ``UNSET``, an
     empty string or an unknown id mean the last entry. ``by_id`` may pass a ready index of
-    ``entries``. Apart from building that index, the cost is linear in the path length.
+    ``entries`` (a session's :class:`IndexedEntries` carry theirs). Apart from building that
+    index, the cost is linear in the part of the path the context reaches back to.
     """
     if leaf_id is None:
         return SessionContext()
-    index = index_entries(entries) if by_id is None else by_id
+    if by_id is not None:
+        index = by_id
+    elif isinstance(entries, IndexedEntries):
+        index = entries.by_id
+    else:
+        index = index_entries(entries)
     leaf = index.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
     if leaf is None:
         if not entries:
             return SessionContext()
         leaf = entries[-1]
     leaf_key = leaf.get("id")
+    if isinstance(leaf_key, str) and index.get(leaf_key) is leaf:
+        return _backward(index, leaf, leaf_key)
+    return _forward(index, leaf, leaf_key)
+
+
+def _forward(index: Mapping[str, Entry], leaf: Entry, leaf_key: Any) -> SessionContext:
+    """The context over the whole root path, for a leaf that is not its id's entry."""
     path = branch(index, leaf_key) if isinstance(leaf_key, str) else []
     if not path or path[-1] is not leaf:
         # A leaf without an id string is not in the index; it still ends its own path.

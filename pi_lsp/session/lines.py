@@ -9,15 +9,17 @@ by a crash), since that is almost always what it is.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.js_json import JsonParseError, parse_json
-from pi_lsp.resources.agent_dir import decode_text
 from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
 from pi_lsp.resources.model import Finding, SourceRange
 
-__all__ = ["ParsedLines", "parse_session_bytes"]
+__all__ = ["ParsedLines", "gc_paused", "parse_session_bytes"]
 
 _PREVIEW = 60
 
@@ -33,6 +35,11 @@ class ParsedLines:
     path: str
     records: list[dict[str, Any]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
+    #: ``id``, ``parentId`` and ``type`` of each record as parsed (None when absent), read
+    #: while the record was just made: later passes over a large file find it cold in memory
+    ids: list[Any] = field(default_factory=list)
+    parents: list[Any] = field(default_factory=list)
+    kinds: list[Any] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     ends_with_newline: bool = True
     torn_last_line: bool = False
@@ -43,39 +50,108 @@ def _preview(text: str) -> str:
     return text if len(text) <= _PREVIEW else text[:_PREVIEW] + "…"
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (back on after it, if it was on).
+
+    Parsing a large session allocates millions of containers (dicts and lists from JSON, none
+    in a cycle); with the collector on, its passes over the growing heap cost more than the
+    parse itself. Reference counting still frees everything as usual meanwhile.
+
+    Left in the youngest generation, those objects would be walked by the next young
+    collection, then the middle one, then a full one. Instead, when nothing in the process is
+    frozen, ``gc.freeze()`` + ``gc.unfreeze()`` moves every tracked object straight into the
+    oldest generation (two list splices, no walk), so only the next full collection sees them.
+    That ages every other object of the process too: a young garbage cycle made just before
+    waits for that full collection instead of a young one. Nothing stays frozen.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
+def _decode_line(raw: bytes) -> tuple[str, bool]:
+    """A line as text, as Node decodes it (invalid bytes → U+FFFD), and whether it was valid.
+
+    Lines are split on the ``\n`` byte, which never occurs inside a UTF-8 sequence and ends
+    any broken one, so decoding line by line gives the same text as decoding the whole file.
+    """
+    try:
+        return raw.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace"), False
+
+
 def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
-    """Parse the bytes of a session file (``path`` only labels the findings)."""
+    """Parse the bytes of a session file (``path`` only labels the findings).
+
+    The result is what decoding the whole file, trimming it, splitting it on ``\n`` and parsing
+    each non-blank line gives; the lines are cut, decoded and parsed one at a time instead, each
+    one dropped once parsed, so neither the whole text nor a second copy of the bytes exists.
+    """
     result = ParsedLines(path, ends_with_newline=not data or data.endswith(b"\n"))
-    # decode_text drops a leading BOM, as JavaScript's trim() of the whole text does
-    text, _had_bom, first_bad = decode_text(data)
-    lines = text.split("\n")
-    nonblank = [i for i, line in enumerate(lines) if js_trim(line)]
-    if not nonblank:
+    size = len(data)
+    count = data.count(b"\n") + 1  # lines, as split("\n") makes them
+    # The last non-blank line: JavaScript whitespace after it goes with the whole text's trim.
+    last = count - 1
+    end = size
+    while last >= 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        text, _valid = _decode_line(data[start:end])
+        if last == 0 and text.startswith("\ufeff"):
+            text = text[1:]
+        if js_trim(text):
+            break
+        last -= 1
+        end = start - 1
+    if last < 0:
         return result
-    first, last = nonblank[0], nonblank[-1]
-    if first_bad is not None:
-        bad_line = text.count("\n", 0, first_bad)
-        result.findings.append(
-            _warning(
-                path,
-                bad_line,
-                "session-invalid-utf8",
-                f"line {bad_line + 1} is not valid UTF-8; the bad bytes are read as U+FFFD",
-            )
-        )
-    for index in nonblank:
-        line = lines[index]
-        # Pi trims the whole text: JavaScript whitespace before the first and after the last
-        # line is gone; inside, only JSON's own whitespace may surround a value.
-        if index == first:
+    records = result.records
+    record_lines = result.lines
+    findings = result.findings
+    ids, parents, kinds = result.ids, result.parents, result.kinds
+    first: int | None = None
+    first_bad: int | None = None
+    torn_index = count - 1 if not result.ends_with_newline else -1
+    position = 0
+    for index in range(last + 1):
+        # one line's bytes at a time: the file is never held twice
+        end = data.find(b"\n", position)
+        if end < 0:
+            end = size
+        raw = data[position:end]
+        position = end + 1
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "replace")
+            if first_bad is None:
+                first_bad = index
+        del raw
+        if index == 0 and line.startswith("\ufeff"):
+            line = line[1:]  # the BOM, dropped as Pi's stripBom does
+        if first is None:
+            # Pi trims the whole text: JavaScript whitespace before the first line is gone.
+            if not js_trim(line):
+                continue
+            first = index
             line = line.lstrip(JS_WHITESPACE)
+        elif not line or (line[0] in JS_WHITESPACE and not js_trim(line)):
+            continue
         if index == last:
             line = line.rstrip(JS_WHITESPACE)
+        # inside, only JSON's own whitespace may surround a value
         try:
             value = parse_json(line)
         except JsonParseError as error:
-            torn = index == len(lines) - 1 and not result.ends_with_newline
-            if torn:
+            if index == torn_index:
                 result.torn_last_line = True
                 message = (
                     f"line {index + 1} is incomplete (the file ends without a newline and the "
@@ -87,10 +163,10 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
                     f"line {index + 1} is not valid JSON and is skipped ({error}): {_preview(line)}"
                 )
                 rule = "session-line-not-json"
-            result.findings.append(_warning(path, index, rule, message))
+            findings.append(_warning(path, index, rule, message))
             continue
         if not isinstance(value, dict):
-            result.findings.append(
+            findings.append(
                 _warning(
                     path,
                     index,
@@ -99,8 +175,21 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
                 )
             )
             continue
-        result.records.append(value)
-        result.lines.append(index)
+        records.append(value)
+        record_lines.append(index)
+        ids.append(value.get("id"))
+        parents.append(value.get("parentId"))
+        kinds.append(value.get("type"))
+    if first_bad is not None:
+        findings.insert(
+            0,
+            _warning(
+                path,
+                first_bad,
+                "session-invalid-utf8",
+                f"line {first_bad + 1} is not valid UTF-8; the bad bytes are read as U+FFFD",
+            ),
+        )
     return result
 
 

@@ -70,9 +70,9 @@ from pi_lsp.session.errors import (
     SessionFileError,
     SessionReadOnlyError,
 )
-from pi_lsp.session.lines import ParsedLines, parse_session_bytes
+from pi_lsp.session.lines import ParsedLines, gc_paused, parse_session_bytes
 from pi_lsp.session.migration import migrate_records
-from pi_lsp.session.tree import TreeNode, branch, children, get_tree, labels_by_target
+from pi_lsp.session.tree import IndexedEntries, TreeNode, children, get_tree, labels_by_target
 
 __all__ = [
     "HEADER_SCAN_LIMIT",
@@ -114,9 +114,12 @@ class SessionFile:
         writer: LockedSessionFile | None = None,
         findings: Sequence[Finding] = (),
         migrated_from: int | float | None = None,
+        keys: tuple[list[Any], list[Any], list[Any]] | None = None,
     ) -> None:
+        """``keys``: the ``id``, ``parentId`` and ``type`` of each entry, as a load read them
+        while parsing (the entries are not read again for them)."""
         self._header = header
-        self._entries = entries
+        self._entries = IndexedEntries(entries, keys=keys[:2] if keys is not None else None)
         self._path = path
         self._cwd = cwd
         self._mode: Mode = mode
@@ -124,12 +127,14 @@ class SessionFile:
         self._findings = list(findings)
         self._migrated_from = migrated_from
         self._closed = False
-        self._by_id: dict[str, Entry] = {}
-        for entry in entries:
-            entry_id = entry.get("id")
-            if isinstance(entry_id, str):
-                self._by_id[entry_id] = entry
-        self._labels = labels_by_target(entries)
+        self._by_id: dict[str, Entry] = self._entries.by_id
+        if keys is not None:
+            kinds = keys[2]
+            self._labels = labels_by_target(
+                entry for entry, kind in zip(entries, kinds, strict=True) if kind == TYPE_LABEL
+            )
+        else:
+            self._labels = labels_by_target(entries)
         self._has_assistant = any(is_assistant_message(entry) for entry in entries)
         last_id = entries[-1].get("id") if entries else None
         self._leaf_id: str | None = last_id if isinstance(last_id, str) else None
@@ -296,6 +301,14 @@ class SessionFile:
     def _from_bytes(
         cls, path: str, data: bytes, *, cwd: str | None, writer: LockedSessionFile | None
     ) -> SessionFile:
+        # A large file makes millions of acyclic containers; the cyclic GC is off meanwhile.
+        with gc_paused():
+            return cls._load_bytes(path, data, cwd=cwd, writer=writer)
+
+    @classmethod
+    def _load_bytes(
+        cls, path: str, data: bytes, *, cwd: str | None, writer: LockedSessionFile | None
+    ) -> SessionFile:
         mode: Mode = "write" if writer is not None else "read"
         parsed = parse_session_bytes(path, data)
         findings: list[Finding] = list(parsed.findings)
@@ -343,10 +356,25 @@ class SessionFile:
                 writer.replace(_rewritten_bytes(data, parsed))
         elif writer is not None and not parsed.ends_with_newline:
             writer.append(b"\n")
+        if report.changed:  # ids and parents may be new
+            parsed.ids = [record.get("id") for record in records]
+            parsed.parents = [record.get("parentId") for record in records]
+            parsed.kinds = [record.get("type") for record in records]
         header = records[0]
         entries: list[Entry] = []
-        for record, line in zip(records[1:], parsed.lines[1:], strict=True):
-            if record.get("type") == TYPE_SESSION:
+        entry_lines: list[int] = []
+        entry_ids: list[Any] = []
+        entry_parents: list[Any] = []
+        entry_kinds: list[Any] = []
+        for record, line, entry_id, parent, kind in zip(
+            records[1:],
+            parsed.lines[1:],
+            parsed.ids[1:],
+            parsed.parents[1:],
+            parsed.kinds[1:],
+            strict=True,
+        ):
+            if kind == TYPE_SESSION:
                 findings.append(
                     Finding(
                         SourceRange.line(path, line),
@@ -357,7 +385,11 @@ class SessionFile:
                 )
                 continue
             entries.append(record)
-        findings.extend(_structure_findings(path, entries, parsed, records))
+            entry_lines.append(line)
+            entry_ids.append(entry_id)
+            entry_parents.append(parent)
+            entry_kinds.append(kind)
+        findings.extend(_structure_findings(path, entry_ids, entry_parents, entry_lines))
         header_cwd = header.get("cwd")
         if cwd is not None:
             session_cwd = resolve_path(cwd)
@@ -374,6 +406,7 @@ class SessionFile:
             writer=writer,
             findings=findings,
             migrated_from=report.from_version if report.changed else None,
+            keys=(entry_ids, entry_parents, entry_kinds),
         )
 
     # -- what it holds ------------------------------------------------------------------------
@@ -451,7 +484,7 @@ class SessionFile:
 
     def get_branch(self, from_id: str | None = None) -> list[Entry]:
         """Root-first path to ``from_id`` (default: the leaf)."""
-        return branch(self._by_id, from_id if from_id is not None else self._leaf_id)
+        return self._entries.branch(from_id if from_id is not None else self._leaf_id)
 
     def get_tree(self) -> list[TreeNode]:
         return get_tree(self._entries)
@@ -680,9 +713,8 @@ class SessionFile:
             raise SessionFileError(self._path or "<memory>", "the session is closed")
         if self._mode == "write":
             self._persist(entry)
-        self._entries.append(entry)
+        self._entries.add(entry)  # indexes it in self._by_id too
         entry_id = entry["id"]
-        self._by_id[entry_id] = entry
         self._leaf_id = entry_id
         if entry.get("type") == TYPE_LABEL:
             label = entry.get("label")
@@ -745,20 +777,18 @@ def _rewritten_bytes(data: bytes, parsed: ParsedLines) -> bytes:
 
 
 def _structure_findings(
-    path: str, entries: list[Entry], parsed: ParsedLines, records: list[Entry]
+    path: str, entry_ids: list[Any], parents: list[Any], lines: list[int]
 ) -> list[Finding]:
-    line_of = {id(record): line for record, line in zip(records, parsed.lines, strict=True)}
+    """Entries without an id, repeated ids, parents not in the file, from each entry's ``id``,
+    ``parentId`` and 0-based line. A range is made only for what is reported."""
     findings: list[Finding] = []
     seen: set[str] = set()
-    ids = {entry.get("id") for entry in entries if isinstance(entry.get("id"), str)}
-    for entry in entries:
-        line = line_of[id(entry)]
-        where = SourceRange.line(path, line)
-        entry_id = entry.get("id")
+    ids = {entry_id for entry_id in entry_ids if isinstance(entry_id, str)}
+    for entry_id, parent, line in zip(entry_ids, parents, lines, strict=True):
         if not isinstance(entry_id, str):
             findings.append(
                 Finding(
-                    where,
+                    SourceRange.line(path, line),
                     "warning",
                     "session-entry-without-id",
                     f"line {line + 1}: the entry has no string id; nothing can follow it",
@@ -768,7 +798,7 @@ def _structure_findings(
         if entry_id in seen:
             findings.append(
                 Finding(
-                    where,
+                    SourceRange.line(path, line),
                     "warning",
                     "session-duplicate-id",
                     f"line {line + 1}: id {entry_id} is used again; this entry replaces "
@@ -776,11 +806,10 @@ def _structure_findings(
                 )
             )
         seen.add(entry_id)
-        parent = entry.get("parentId")
         if isinstance(parent, str) and parent != entry_id and parent not in ids:
             findings.append(
                 Finding(
-                    where,
+                    SourceRange.line(path, line),
                     "warning",
                     "session-missing-parent",
                     f"line {line + 1}: parent {parent} of entry {entry_id} is not in the "

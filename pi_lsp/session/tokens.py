@@ -9,12 +9,13 @@ test ``should_compact``. Messages are Pi's JSON dicts (the agent's messages, bef
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js_json import escape_lone_surrogates, json_stringify
 from pi_lsp.tools.truncation import utf16_len
 
 __all__ = [
@@ -155,46 +156,112 @@ _USER_LIKE_BLOCKS = frozenset({"text", "image"})
 _ASSISTANT_BLOCKS = frozenset({"text", "thinking", "toolCall"})
 
 
-def _block_kind(block: Mapping[str, Any]) -> str:
-    kind = block.get("type")
-    return kind if isinstance(kind, str) else ""
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"not JSON data: {type(value).__name__}")
 
 
-def _block_chars(block: Mapping[str, Any]) -> int:
-    kind = _block_kind(block)
-    if kind == "text":
-        return _text_length(block.get("text"))
-    if kind == "thinking":
-        return _text_length(block.get("thinking"))
-    if kind == "image":
-        return IMAGE_CHARS
-    if kind == "toolCall":
-        arguments = json_stringify(block.get("arguments", {}))
-        return _text_length(block.get("name")) + utf16_len(arguments)
-    return 0
+#: ``JSON.stringify`` by the C encoder (``json.dumps(value, ensure_ascii=False,
+#: separators=(",", ":"), check_circular=False)``, made once instead of per call): the same
+#: text for the values :func:`_plain_json` admits, up to lone surrogates.
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+if _make_c_encoder is not None:
+    _c_encoder = _make_c_encoder(
+        None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+
+    def _encode_plain(value: Any) -> str:
+        return "".join(_c_encoder(value, 0))
+
+else:  # pragma: no cover - a Python without the _json accelerator
+    _py_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+    def _encode_plain(value: Any) -> str:
+        return _py_encoder.encode(value)
+
+
+#: From here on an integer prints in exponent form in JavaScript (``1e+21``).
+_PLAIN_INT_LIMIT = 10**21
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``json.dumps`` writes ``value`` as ``JSON.stringify`` does (up to lone
+    surrogates, escaped afterwards): only dicts with string keys none of which starts with a
+    digit (no array-index key, so insertion order is JavaScript's), lists, strings, ``None``,
+    booleans and integers below 1e21 (no floats: their text differs, ``1.0`` against ``1``)."""
+    stack = [value]
+    pop = stack.pop
+    extend = stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or key[:1].isdigit():
+                    return False
+            extend(item.values())
+        elif kind is list:
+            extend(item)
+        elif kind is int:
+            if not -_PLAIN_INT_LIMIT < item < _PLAIN_INT_LIMIT:
+                return False
+        else:
+            return False
+    return True
+
+
+def _stringified_length(value: Any) -> int:
+    """``JSON.stringify(value).length``, by the C encoder where it gives the same text."""
+    if _plain_json(value):
+        try:
+            text = _encode_plain(value)
+        except (ValueError, TypeError, RecursionError):  # e.g. nesting too deep for C
+            pass
+        else:
+            return utf16_len(escape_lone_surrogates(text))
+    return utf16_len(json_stringify(value))
 
 
 def _blocks_chars(content: Any, kinds: frozenset[str]) -> int:
     """Characters of the content blocks of the ``kinds`` counted (none unless a list)."""
     if not isinstance(content, list):
         return 0
-    return sum(
-        _block_chars(block)
-        for block in content
-        if isinstance(block, Mapping) and _block_kind(block) in kinds
-    )
+    total = 0
+    for block in content:
+        if type(block) is not dict and not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if type(kind) is not str or kind not in kinds:
+            continue
+        if kind == "text":
+            text = block.get("text")
+        elif kind == "thinking":
+            text = block.get("thinking")
+        elif kind == "toolCall":
+            total += _text_length(block.get("name"))
+            total += _stringified_length(block.get("arguments", {}))
+            continue
+        else:  # image
+            total += IMAGE_CHARS
+            continue
+        if type(text) is str:
+            total += len(text) if text.isascii() else utf16_len(text)
+        elif isinstance(text, str):
+            total += utf16_len(text)
+    return total
 
 
 def estimate_message_chars(message: Message) -> int:
     """The characters Pi's estimate counts for one message (see the module docstring)."""
     role = message.get("role")
     content = message.get("content")
+    if role == "assistant":
+        return _blocks_chars(content, _ASSISTANT_BLOCKS)
     if role in ("user", "custom", "toolResult"):
         if isinstance(content, str):
             return utf16_len(content)
         return _blocks_chars(content, _USER_LIKE_BLOCKS)
-    if role == "assistant":
-        return _blocks_chars(content, _ASSISTANT_BLOCKS)
     if role == "bashExecution":
         return _text_length(message.get("command")) + _text_length(message.get("output"))
     if role in ("branchSummary", "compactionSummary"):
