@@ -15,7 +15,7 @@ handled here so that the text is JavaScript's, byte for byte:
   the order it was read instead (``key_order="insertion"``): for a line Pi wrote the two agree;
 * strings keep non-ASCII characters; control characters are escaped as ``\\u00XX``
   (``\\b \\f \\n \\r \\t`` by their short forms) and lone surrogates, possible in parsed JSON,
-  as ``\\udXXX``, as the well-formed ``JSON.stringify`` does;
+  as ``\\udxxx``, as the well-formed ``JSON.stringify`` does;
 * ``NaN``/``Infinity`` literals are not JSON: ``JSON.parse`` rejects them, so does
   :func:`parse_json`.
 
@@ -195,7 +195,7 @@ def js_object_keys(keys: Iterable[str]) -> list[str]:
 
 
 def escape_lone_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate as a ``\\udXXX`` escape (it cannot be UTF-8 encoded)."""
+    """``text`` with each lone surrogate as a ``\\udxxx`` escape (it cannot be UTF-8 encoded)."""
     if text.isascii():
         return text
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)

@@ -20,7 +20,7 @@ Rules with fixes:
   renamed with it when the editor can rename files; otherwise only the name changes, the title
   says that the folder keeps its name, and ``skill-name-folder-mismatch`` (information) follows.
 * ``skill-description-required`` — add (or fill in) ``description:`` with a draft taken from
-  the body: its first paragraph, else its first heading, else a ``TODO`` placeholder.
+  the body: its first paragraph, else its first heading, else a placeholder asking for one.
 * ``duplicate-instruction`` — delete the later copy: its whole line (newline included) when
   the sentence is all the line holds, else just the sentence.
 * ``conflicting-instructions`` / ``-in-file`` — append ``(this overrides `../AGENTS.md`)`` to the
@@ -67,7 +67,7 @@ TextOf = Callable[[str], "str | None"]
 
 #: Longest description draft, in characters (Pi's limit is 1024; a draft should be short).
 DRAFT_LIMIT = 200
-PLACEHOLDER_DESCRIPTION = "TODO: say what this skill does and when to use it."
+PLACEHOLDER_DESCRIPTION = "Describe what this skill does and when to use it."
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ def js_slice(text: str, units: int) -> str:
     """``text.slice(0, units)`` in JavaScript, UTF-16 units, exactly.
 
     A cut inside a surrogate pair keeps the high half as a lone surrogate, as JavaScript does;
-    a request body then carries it as the escape ``\\udXXX`` (JSON encoders escape it).
+    a request body then carries it as the escape ``\\udxxx`` (JSON encoders escape it).
     """
     prefix, split = _utf16_cut(text, units)
     if split is None:

@@ -5,7 +5,7 @@ version is migrated in memory). A file that cannot be read or is not a Pi sessio
 on stderr (``pi-lsp: file[:line]: why``) and exit code :data:`EXIT_BAD_FILE`; what reading found
 (skipped lines, a torn last line, migration notes) goes to stderr as
 ``file:line:column: severity: message [rule]``. Results go to stdout as UTF-8, lone surrogates
-(possible in parsed JSON strings) as ``\\udXXX`` escapes; JSON as ``JSON.stringify(…, null, 2)``
+(possible in parsed JSON strings) as ``\\udxxx`` escapes; JSON as ``JSON.stringify(…, null, 2)``
 writes it, keys in the order the data has them.
 """
 
