@@ -42,6 +42,7 @@ PRECOUNTED_PROMPTS = 8
 class PiProtocol(LanguageServerProtocol):
     """pygls's protocol with two changes.
 
+    - A message without ``params`` is read as one with ``null`` params (JSON-RPC allows it).
     - A request it cannot read still gets an answer: pygls drops a request whose params do not
       fit the method's type (and the client then waits forever); we answer with the error.
     - Positions are always UTF-16 (every client must support it). pygls would take the client's
@@ -50,6 +51,9 @@ class PiProtocol(LanguageServerProtocol):
     """
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if isinstance(data, dict) and "method" in data and "params" not in data:
+            # JSON-RPC lets a request or notification leave out params (pygls would refuse it)
+            data = {**data, "params": None}
         try:
             message = super().structure_message(data)
         except JsonRpcException as error:

@@ -118,7 +118,7 @@ async def test_garbage_before_and_after_initialize(workspace: Path) -> None:
         client.send({"id": 10, "method": "pi/systemPrompt", "params": {"cwd": 42}})
         await client.response(10)
         # and after all that, it still does its job
-        client.send({"id": 11, "method": "pi/status", "params": {}})
+        client.send({"id": 11, "method": "pi/status"})  # no params at all: JSON-RPC allows it
         status = await client.response(11)
         assert status["result"]["root"] == str(workspace / "ws")
         while not any(

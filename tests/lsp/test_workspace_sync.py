@@ -126,11 +126,13 @@ async def test_without_client_watching_the_server_sees_disk_changes_itself(
 async def test_the_agent_dir_is_watched(workspace: Path) -> None:
     (workspace / "ws" / "pkg" / "AGENTS.md").unlink()
     global_file = workspace / "agent" / "AGENTS.md"
-    global_file.write_text("- Use npm to install packages.\n")
+    global_file.write_text("- Write a test for every bug fix.\n")
     client = await start_client(workspace)
     try:
         root_file = workspace / "ws" / "AGENTS.md"
         await _watching(client)
+        while (await _status(client)).rebuilds < 1:  # the first load is done
+            await asyncio.sleep(0.02)
         assert not client.diagnostics.get(root_file.as_uri())
         global_file.write_text("- Never use npm to install packages; use pnpm.\n")
         shown = await wait_until(client, root_file, lambda ds: "PI101" in _codes(ds))
