@@ -1,0 +1,57 @@
+"""The VS Code extension's own checks, run from the project's single test command.
+
+In ``vscode-client/``: ``npm ci`` when ``node_modules`` is missing, then ``npm run build``
+(the bundle ``dist/extension.js``) and ``npm test`` (vitest with a stand-in ``vscode``
+module). ``PI_LSP_PYTHON`` tells the extension's tests which interpreter runs the server
+(its integration test talks to ``python -m pi_lsp serve`` as the extension would).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLIENT = Path(__file__).resolve().parents[2] / "vscode-client"
+INSTALL_TIMEOUT = 600.0  # seconds; only when node_modules is missing
+STEP_TIMEOUT = 90.0
+
+pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="needs Node.js and npm")
+
+
+def npm(*args: str, timeout: float = STEP_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PI_LSP_PYTHON": sys.executable, "CI": "1", "NO_COLOR": "1"}
+    return subprocess.run(
+        ["npm", *args],
+        cwd=CLIENT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def check(result: subprocess.CompletedProcess[str]) -> None:
+    command = " ".join(result.args)
+    assert result.returncode == 0, (
+        f"{command} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
+    )
+
+
+@pytest.mark.timeout(INSTALL_TIMEOUT + 2 * STEP_TIMEOUT)
+def test_extension_builds_and_its_tests_pass() -> None:
+    if not (CLIENT / "node_modules").is_dir():
+        install = "ci" if (CLIENT / "package-lock.json").is_file() else "install"
+        check(npm(install, "--no-audit", "--no-fund", timeout=INSTALL_TIMEOUT))
+    check(npm("run", "build"))
+    assert (CLIENT / "dist" / "extension.js").is_file()
+    tests = npm("test")
+    check(tests)
+    assert "passed" in tests.stdout
+    # PI_LSP_PYTHON is set, so the tests against the real server ran too.
+    assert "skipped" not in tests.stdout, tests.stdout

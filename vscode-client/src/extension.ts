@@ -1,0 +1,78 @@
+/** Entry point: wire the client, the status item, the prompt documents and the commands. */
+import { PiClient } from "./client";
+import { registerCommands } from "./commands";
+import { PROMPT_SCHEME, PromptDocuments } from "./promptDocument";
+import { RESTART_KEYS } from "./settings";
+import { StatusItem, type ServerState } from "./status";
+import {
+  createOutputChannel,
+  onDidChangeConfiguration,
+  registerTextDocumentContentProvider,
+  SECTION,
+  showErrorMessage,
+  type Disposable,
+} from "./vscodeapi";
+
+let client: PiClient | undefined;
+
+/** How long after a `pi/systemPromptChanged` the status is asked again (bursts become one). */
+const STATUS_REFRESH_MS = 250;
+
+export async function activate(context: { subscriptions: Disposable[] }): Promise<void> {
+  const output = createOutputChannel("pi-lsp");
+  const status = new StatusItem();
+  const prompts = new PromptDocuments();
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const refreshStatus = () => {
+    if (refreshTimer !== undefined) clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => {
+      refreshTimer = undefined;
+      if (!client?.running) return;
+      client.status().then(
+        (result) => status.show("running", result),
+        (error: unknown) => output.warn(`pi/status: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }, STATUS_REFRESH_MS);
+  };
+
+  const onState = (state: ServerState, error?: string) => {
+    status.show(state, undefined, error);
+    if (state === "running") refreshStatus();
+  };
+
+  client = new PiClient(output, { onState, onPromptChanged: refreshStatus });
+  const piClient = client;
+
+  context.subscriptions.push(
+    output,
+    status,
+    prompts,
+    registerTextDocumentContentProvider(PROMPT_SCHEME, prompts),
+    ...registerCommands(piClient, prompts, output),
+    onDidChangeConfiguration((event) => {
+      if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+        output.info("server settings changed: restarting the server");
+        piClient.restart().catch(() => undefined);
+      }
+    }),
+    { dispose: () => refreshTimer !== undefined && clearTimeout(refreshTimer) },
+  );
+
+  try {
+    await piClient.start();
+  } catch (error) {
+    const choice = await showErrorMessage(
+      `pi-lsp: the server did not start (${error instanceof Error ? error.message : String(error)}). ` +
+        "Set pi-lsp.server.command or pi-lsp.server.pythonPath to an environment with pi-lsp installed.",
+      "Show output",
+    );
+    if (choice) output.show();
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  const current = client;
+  client = undefined;
+  await current?.stop();
+}

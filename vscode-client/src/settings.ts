@@ -1,0 +1,95 @@
+/**
+ * The `pi-lsp.*` settings → what the server reads (docs/protocol.md, "Settings").
+ *
+ * One mapping serves both `initializationOptions` and the answer to `workspace/configuration`
+ * for the section `pi-lsp`, so the server sees the same thing either way. Values the server
+ * would refuse are left out (the server keeps its default) and reported as problems; an empty
+ * string means "use the server's default". Client-only keys (`server.*`) never reach the server.
+ */
+
+export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** What the server accepts; every key is optional (absent = the server's default). */
+export interface ServerSettings {
+  agentDir?: string;
+  modelWindow?: number;
+  debounceMs?: number;
+  severities?: Record<string, Severity>;
+  rulesDocUrl?: string;
+}
+
+/** The server's keys, in the order of docs/protocol.md. */
+export const SERVER_KEYS = ["agentDir", "modelWindow", "debounceMs", "severities", "rulesDocUrl"] as const;
+
+export interface MappedSettings {
+  settings: ServerSettings;
+  /** One line per value left out, naming the setting. */
+  problems: string[];
+}
+
+/** Reads one key of the `pi-lsp` section; `undefined` when unset. */
+export type SettingGetter = (key: string) => unknown;
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+}
+
+function optionalString(key: string, value: unknown, problems: string[]): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") {
+    problems.push(`pi-lsp.${key}: expected a string, got ${describe(value)}`);
+    return undefined;
+  }
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+function integerAtLeast(key: string, value: unknown, minimum: number, problems: string[]): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
+    problems.push(`pi-lsp.${key}: expected an integer ≥ ${minimum}, got ${describe(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+function severities(value: unknown, problems: string[]): Record<string, Severity> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    problems.push(`pi-lsp.severities: expected an object, got ${describe(value)}`);
+    return undefined;
+  }
+  const out: Record<string, Severity> = {};
+  for (const [rule, severity] of Object.entries(value as Record<string, unknown>)) {
+    const name = typeof severity === "string" ? severity.trim().toLowerCase() : severity;
+    if (typeof name === "string" && (SEVERITIES as readonly string[]).includes(name)) {
+      out[rule.trim()] = name as Severity;
+    } else {
+      problems.push(
+        `pi-lsp.severities.${rule}: expected one of ${SEVERITIES.join(", ")}, got ${describe(severity)}`,
+      );
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Map the editor's settings to the server's; see the module comment. */
+export function toServerSettings(get: SettingGetter): MappedSettings {
+  const problems: string[] = [];
+  const settings: ServerSettings = {};
+  const agentDir = optionalString("agentDir", get("agentDir"), problems);
+  if (agentDir !== undefined) settings.agentDir = agentDir;
+  const modelWindow = integerAtLeast("modelWindow", get("modelWindow"), 1, problems);
+  if (modelWindow !== undefined) settings.modelWindow = modelWindow;
+  const debounceMs = integerAtLeast("debounceMs", get("debounceMs"), 0, problems);
+  if (debounceMs !== undefined) settings.debounceMs = debounceMs;
+  const severityMap = severities(get("severities"), problems);
+  if (severityMap !== undefined) settings.severities = severityMap;
+  const rulesDocUrl = optionalString("rulesDocUrl", get("rulesDocUrl"), problems);
+  if (rulesDocUrl !== undefined) settings.rulesDocUrl = rulesDocUrl;
+  return { settings, problems };
+}
+
+/** Settings whose change needs a new server process rather than a `didChangeConfiguration`. */
+export const RESTART_KEYS = ["server.command", "server.pythonPath"] as const;

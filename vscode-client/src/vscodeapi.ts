@@ -1,0 +1,99 @@
+/**
+ * The one place that touches `vscode.*` (as ruff-vscode does): every other module goes through
+ * these functions, so a test replaces one module — and reading the code shows at a glance which
+ * parts of the editor the extension uses.
+ */
+import * as vscode from "vscode";
+
+export type Disposable = vscode.Disposable;
+export type Uri = vscode.Uri;
+export type OutputChannel = vscode.LogOutputChannel;
+export type LanguageStatusItem = vscode.LanguageStatusItem;
+export type WorkspaceFolder = vscode.WorkspaceFolder;
+
+export const SECTION = "pi-lsp";
+
+/** The `pi-lsp` section as the editor has it (defaults from package.json included). */
+export function getSection(scope?: vscode.Uri): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION, scope);
+}
+
+export function onDidChangeConfiguration(
+  listener: (e: vscode.ConfigurationChangeEvent) => unknown,
+): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration(listener);
+}
+
+export function registerCommand(id: string, run: (...args: unknown[]) => unknown): vscode.Disposable {
+  return vscode.commands.registerCommand(id, run);
+}
+
+export function createOutputChannel(name: string): vscode.LogOutputChannel {
+  return vscode.window.createOutputChannel(name, { log: true });
+}
+
+export function createLanguageStatusItem(
+  id: string,
+  selector: vscode.DocumentSelector,
+): vscode.LanguageStatusItem {
+  return vscode.languages.createLanguageStatusItem(id, selector);
+}
+
+export function registerTextDocumentContentProvider(
+  scheme: string,
+  provider: vscode.TextDocumentContentProvider,
+): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(scheme, provider);
+}
+
+/** Open a document by URI and show it beside the active editor, read-only for virtual ones. */
+export async function showDocument(uri: vscode.Uri): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+}
+
+export function showInformationMessage(message: string): Thenable<string | undefined> {
+  return vscode.window.showInformationMessage(message);
+}
+
+export function showWarningMessage(message: string): Thenable<string | undefined> {
+  return vscode.window.showWarningMessage(message);
+}
+
+export function showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(message, ...items);
+}
+
+export function setStatusBarMessage(text: string, ms: number): vscode.Disposable {
+  return vscode.window.setStatusBarMessage(text, ms);
+}
+
+export function workspaceFolders(): readonly vscode.WorkspaceFolder[] {
+  return vscode.workspace.workspaceFolders ?? [];
+}
+
+/** The file of the active editor, if it is a file on disk. */
+export function activeFileUri(): vscode.Uri | undefined {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  return uri?.scheme === "file" ? uri : undefined;
+}
+
+export function getWorkspaceFolder(uri: vscode.Uri): vscode.WorkspaceFolder | undefined {
+  return vscode.workspace.getWorkspaceFolder(uri);
+}
+
+export function getExtension<T>(id: string): vscode.Extension<T> | undefined {
+  return vscode.extensions.getExtension<T>(id);
+}
+
+export function uriFrom(components: { scheme: string; path: string; query?: string }): vscode.Uri {
+  return vscode.Uri.from(components);
+}
+
+export function parseUri(value: string): vscode.Uri {
+  return vscode.Uri.parse(value);
+}
+
+export function newEventEmitter<T>(): vscode.EventEmitter<T> {
+  return new vscode.EventEmitter<T>();
+}

@@ -1,0 +1,129 @@
+/**
+ * The extension's side of the protocol against the real server: the settings it sends, its
+ * answer to `workspace/configuration`, and the shapes of `pi/status`, `pi/systemPrompt` and
+ * `pi-lsp.trustProject` as the status item, the prompt document and the trust command read them.
+ *
+ * Runs when `PI_LSP_PYTHON` names an interpreter with pi-lsp installed (the pytest wrapper
+ * tests/e2e/test_vscode_client.py sets it); skipped otherwise.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type ProtocolConnection,
+} from "vscode-languageserver-protocol/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { trustMessage, SERVER_TRUST_COMMAND, type TrustResult } from "../src/commands";
+import { answerConfiguration, currentSettings } from "../src/config";
+import { renderPrompt, type PromptResult } from "../src/promptDocument";
+import { resolveServerCommand } from "../src/serverCommand";
+import { statusView, type ServerStatus } from "../src/status";
+import { stub } from "./vscode-stub";
+
+const python = process.env.PI_LSP_PYTHON;
+const WAIT_MS = 15_000;
+
+describe.skipIf(!python)("against pi-lsp serve", () => {
+  let tmp: string;
+  let server: ChildProcess;
+  let connection: ProtocolConnection;
+  let stderr = "";
+  const configurationRequests: unknown[] = [];
+  let promptChanged: Promise<unknown>;
+
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-vscode-"));
+    for (const dir of ["home", "agent", "ws/pkg"]) fs.mkdirSync(path.join(tmp, dir), { recursive: true });
+    fs.writeFileSync(path.join(tmp, "ws", "AGENTS.md"), "# Tools\n\n- Use npm to install packages.\n");
+    fs.writeFileSync(path.join(tmp, "ws", "pkg", "AGENTS.md"), "# Tools\n\n- Always use pnpm.\n");
+
+    stub.reset();
+    stub.setConfiguration({
+      "pi-lsp.agentDir": path.join(tmp, "agent"),
+      "pi-lsp.debounceMs": 5,
+      "pi-lsp.modelWindow": 64000,
+      "pi-lsp.server.pythonPath": python,
+    });
+    const command = await resolveServerCommand({
+      command: [],
+      pythonPath: python,
+      activeInterpreter: async () => undefined,
+    });
+    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PI_")));
+    env.HOME = path.join(tmp, "home");
+    server = spawn(command.command, [...command.args, "--stdio"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    connection = createProtocolConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
+    connection.onRequest("workspace/configuration", (params: { items: { section?: string; scopeUri?: string }[] }) => {
+      configurationRequests.push(params);
+      return answerConfiguration(params.items, [], () => currentSettings(), () => undefined);
+    });
+    promptChanged = new Promise((resolve) => connection.onNotification("pi/systemPromptChanged", resolve));
+    connection.listen();
+
+    const root = path.join(tmp, "ws");
+    await connection.sendRequest("initialize", {
+      processId: process.pid,
+      rootUri: pathToFileURL(root).href,
+      workspaceFolders: [{ uri: pathToFileURL(root).href, name: "ws" }],
+      capabilities: { workspace: { configuration: true } },
+      initializationOptions: currentSettings().settings,
+    });
+    connection.sendNotification("initialized", {});
+  }, WAIT_MS);
+
+  afterAll(async () => {
+    try {
+      await connection?.sendRequest("shutdown");
+      connection?.sendNotification("exit");
+    } catch {
+      // the server is gone already
+    }
+    connection?.dispose();
+    server?.kill();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("pulls the pi-lsp section and gets the mapped settings", async () => {
+    await promptChanged;
+    expect(configurationRequests).toEqual([{ items: [{ section: "pi-lsp" }] }]);
+    const status = await connection.sendRequest<ServerStatus & { settings: Record<string, unknown> }>("pi/status", {});
+    expect(status.settings).toMatchObject({ agentDir: path.join(tmp, "agent"), modelWindow: 64000, debounceMs: 5 });
+  }, WAIT_MS);
+
+  it("feeds the status item", async () => {
+    await promptChanged;
+    const view = statusView("running", await connection.sendRequest<ServerStatus>("pi/status", {}));
+    expect(view.text).toMatch(/^pi-lsp \S+$/);
+    expect(view.detail).toMatch(/^last rebuild: full load, \d+ ms · \d+ working director(y|ies)$/);
+  }, WAIT_MS);
+
+  it("feeds the prompt document", async () => {
+    const cwd = path.join(tmp, "ws", "pkg");
+    const result = await connection.sendRequest<PromptResult>("pi/systemPrompt", { cwd });
+    const rendered = renderPrompt(result, cwd, 64000);
+    expect(rendered.title).toMatch(/^System prompt · pkg · ~?[\d,]+ tokens$/);
+    expect(rendered.text).toContain("Always use pnpm.");
+    expect(rendered.text).toContain("Use npm to install packages.");
+    expect(rendered.text).toMatch(/by kind: .*context-file/);
+  }, WAIT_MS);
+
+  it("trusts the project through the server's command", async () => {
+    const directory = path.join(tmp, "ws");
+    const result = await connection.sendRequest<TrustResult>("workspace/executeCommand", {
+      command: SERVER_TRUST_COMMAND,
+      arguments: [directory],
+    });
+    expect(trustMessage(result, directory)).toEqual({
+      ok: true,
+      text: `pi-lsp: ${fs.realpathSync(directory)} is trusted; its project resources load.`,
+    });
+    expect(fs.existsSync(path.join(tmp, "agent", "trust.json"))).toBe(true);
+    expect(stderr).not.toMatch(/Traceback/);
+  }, WAIT_MS);
+});

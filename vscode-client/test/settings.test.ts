@@ -1,0 +1,112 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { answerConfiguration, currentSettings } from "../src/config";
+import { SERVER_KEYS, toServerSettings } from "../src/settings";
+import { stub } from "./vscode-stub";
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
+const properties: Record<string, { type: string; default: unknown }> = manifest.contributes.configuration.properties;
+
+const from = (values: Record<string, unknown>) => toServerSettings((key) => values[key]);
+
+beforeEach(() => stub.reset());
+
+describe("package.json declares the server's settings once", () => {
+  it("has every server key of docs/protocol.md, plus the two client keys, nothing else", () => {
+    expect(Object.keys(properties).sort()).toEqual(
+      [...SERVER_KEYS.map((key) => `pi-lsp.${key}`), "pi-lsp.server.command", "pi-lsp.server.pythonPath"].sort(),
+    );
+  });
+
+  it("declares the server's types and defaults", () => {
+    expect(properties["pi-lsp.modelWindow"]).toMatchObject({ type: "integer", default: 128000, minimum: 1 });
+    expect(properties["pi-lsp.debounceMs"]).toMatchObject({ type: "integer", default: 20, minimum: 0 });
+    expect(properties["pi-lsp.severities"]).toMatchObject({ type: "object", default: {} });
+    expect(properties["pi-lsp.agentDir"]).toMatchObject({ type: "string", default: "" });
+    expect(properties["pi-lsp.rulesDocUrl"]).toMatchObject({ type: "string", default: "" });
+  });
+});
+
+describe("settings → initializationOptions", () => {
+  it("maps the declared defaults; empty strings and an empty map are left to the server", () => {
+    expect(currentSettings()).toEqual({ settings: { modelWindow: 128000, debounceMs: 20 }, problems: [] });
+  });
+
+  it("passes every value of the right type", () => {
+    stub.setConfiguration({
+      "pi-lsp.agentDir": " /home/me/.pi/agent ",
+      "pi-lsp.modelWindow": 200000,
+      "pi-lsp.debounceMs": 0,
+      "pi-lsp.severities": { PI101: "error", "duplicate-instruction": "Off" },
+      "pi-lsp.rulesDocUrl": "https://example.org/rules.md",
+      "pi-lsp.server.command": ["pi-lsp", "serve"],
+    });
+    expect(currentSettings()).toEqual({
+      settings: {
+        agentDir: "/home/me/.pi/agent",
+        modelWindow: 200000,
+        debounceMs: 0,
+        severities: { PI101: "error", "duplicate-instruction": "off" },
+        rulesDocUrl: "https://example.org/rules.md",
+      },
+      problems: [],
+    });
+  });
+
+  it("never sends client-only keys to the server", () => {
+    stub.setConfiguration({ "pi-lsp.server.pythonPath": "/usr/bin/python3" });
+    expect(Object.keys(currentSettings().settings)).not.toContain("server");
+  });
+
+  it.each([
+    ["modelWindow", 0],
+    ["modelWindow", 1.5],
+    ["modelWindow", "128000"],
+    ["modelWindow", -5],
+    ["debounceMs", -1],
+    ["debounceMs", true],
+    ["agentDir", 42],
+    ["rulesDocUrl", ["x"]],
+    ["severities", "error"],
+    ["severities", ["PI101"]],
+  ])("leaves out %s = %j and names it", (key, value) => {
+    const { settings, problems } = from({ [key]: value });
+    expect(settings).toEqual({});
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(`pi-lsp.${key}`);
+  });
+
+  it("keeps the good severities and reports each bad one", () => {
+    const { settings, problems } = from({ severities: { PI101: "warning", PI102: "loud", PI103: 3 } });
+    expect(settings).toEqual({ severities: { PI101: "warning" } });
+    expect(problems).toEqual([
+      'pi-lsp.severities.PI102: expected one of error, warning, information, hint, off, got "loud"',
+      "pi-lsp.severities.PI103: expected one of error, warning, information, hint, off, got 3",
+    ]);
+  });
+
+  it("treats null and missing the same: the server's default", () => {
+    expect(from({ agentDir: null, modelWindow: null, severities: null })).toEqual({ settings: {}, problems: [] });
+  });
+});
+
+describe("answering workspace/configuration", () => {
+  it("answers the pi-lsp section with the mapped settings, other sections as the editor does", () => {
+    stub.setConfiguration({ "pi-lsp.modelWindow": "big", "pi-lsp.server.pythonPath": "/py" });
+    const problems: string[][] = [];
+    const scopes: (string | undefined)[] = [];
+    const answers = answerConfiguration(
+      [{ section: "pi-lsp", scopeUri: "file:///ws" }, { section: "files.exclude" }, {}],
+      [{ modelWindow: "big", server: { pythonPath: "/py" } }, { "**/.git": true }],
+      (scopeUri) => {
+        scopes.push(scopeUri);
+        return currentSettings();
+      },
+      (found) => problems.push(found),
+    );
+    expect(answers).toEqual([{ debounceMs: 20 }, { "**/.git": true }, null]);
+    expect(scopes).toEqual(["file:///ws"]);
+    expect(problems).toEqual([['pi-lsp.modelWindow: expected an integer ≥ 1, got "big"']]);
+  });
+});
