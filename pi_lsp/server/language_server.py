@@ -148,17 +148,22 @@ class PiLanguageServer(LanguageServer):
         progress = await self._begin_progress() if changed is None else None
         loop = asyncio.get_running_loop()
         started = loop.time()
+        cancelled = False
         try:
             result, prompts = await asyncio.to_thread(self._build, changed, buffers, progress, loop)
+        except asyncio.CancelledError:  # the server is exiting: send nothing more
+            cancelled = True
+            raise
         except Exception:  # one bad file must never take the server down
             log.exception("rebuild failed")
             self.log_to_client("pi-lsp: rebuild failed; see the log", types.MessageType.Error)
             return
         finally:
-            if progress is not None:
-                self.work_done_progress.end(progress, types.WorkDoneProgressEnd())
-            if self._changed is None or self._changed:
-                self._schedule()
+            if not cancelled and not self.shutting_down:
+                if progress is not None:
+                    self.work_done_progress.end(progress, types.WorkDoneProgressEnd())
+                if self._changed is None or self._changed:
+                    self._schedule()
         if self.shutting_down:
             return
         self._built_once = True
