@@ -1,6 +1,7 @@
 /**
  * The language client: start `pi-lsp serve`, answer `workspace/configuration` for `pi-lsp`
- * with the mapped settings, follow the server's state, restart on demand.
+ * with the mapped settings, follow the server's state, pass `pi/systemPromptChanged` and `pi/event`
+ * notifications on, restart on demand.
  */
 import {
   LanguageClient,
@@ -12,7 +13,7 @@ import { activeInterpreter } from "./python";
 import { formatCommand, resolveServerCommand, type ServerCommand } from "./serverCommand";
 import { answerConfiguration, currentSettings, serverSettings } from "./config";
 import type { ServerState, ServerStatus } from "./status";
-import { parseUri, SECTION, type Disposable, type OutputChannel } from "./vscodeapi";
+import { parseUri, SECTION, type CancellationToken, type Disposable, type OutputChannel } from "./vscodeapi";
 
 export const CLIENT_ID = "pi-lsp";
 export const CLIENT_NAME = "pi-lsp";
@@ -26,6 +27,8 @@ export const DOCUMENT_SELECTOR = [
 export interface ClientEvents {
   onState(state: ServerState, error?: string): void;
   onPromptChanged(params: unknown): void;
+  /** A `pi/event` notification (tool run streams). */
+  onEvent?(params: unknown): void;
 }
 
 export class PiClient {
@@ -95,6 +98,7 @@ export class PiClient {
         else this.events.onState("stopped");
       }),
       client.onNotification("pi/systemPromptChanged", (params: unknown) => this.events.onPromptChanged(params)),
+      client.onNotification("pi/event", (params: unknown) => this.events.onEvent?.(params)),
     );
     try {
       await client.start();
@@ -130,10 +134,11 @@ export class PiClient {
    * `sendRequest(method)` sends for a method without params) is refused by the server
    * (pygls answers InternalError), so one is always sent.
    */
-  async request<R>(method: string, params: object = {}): Promise<R> {
+  async request<R>(method: string, params: object = {}, token?: CancellationToken): Promise<R> {
     const client = this.client;
     if (!client || client.state !== State.Running) throw new Error("the pi-lsp server is not running");
-    return client.sendRequest<R>(method, params);
+    // A cancelled token sends `$/cancelRequest` (for pi/runTool the server then aborts the tool).
+    return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
   }
 
   status(): Promise<ServerStatus> {

@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import type { PiClient } from "./client";
 import { currentSettings } from "./config";
-import { renderPrompt, type PromptDocuments, type PromptResult } from "./promptDocument";
+import { cwdsToRefresh, renderPrompt, type PromptDocuments, type PromptResult, type RenderedPrompt } from "./promptDocument";
 import {
   activeFileUri,
   getWorkspaceFolder,
@@ -55,6 +55,38 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Ask the server for a folder's prompt and render it with the current model window. */
+async function fetchPrompt(client: PiClient, cwd: string): Promise<RenderedPrompt> {
+  const result = await client.request<PromptResult>("pi/systemPrompt", { cwd });
+  const modelWindow = currentSettings().settings.modelWindow ?? DEFAULT_MODEL_WINDOW;
+  return renderPrompt(result, cwd, modelWindow);
+}
+
+/** The latest refresh asked per cwd: an older answer arriving after a newer one is dropped. */
+const refreshes = new Map<string, number>();
+let refreshCounter = 0;
+
+/**
+ * After a `pi/systemPromptChanged`: fetch again the prompts of the held (open) documents whose
+ * cwd it names, so their text and header figures update in place.
+ */
+export async function refreshPrompts(client: PiClient, prompts: PromptDocuments, params: unknown, output: OutputChannel): Promise<void> {
+  await Promise.all(
+    cwdsToRefresh(params, prompts.heldCwds()).map(async (cwd) => {
+      const ticket = ++refreshCounter;
+      refreshes.set(cwd, ticket);
+      try {
+        const rendered = await fetchPrompt(client, cwd);
+        if (refreshes.get(cwd) === ticket) prompts.set(rendered, cwd);
+      } catch (error) {
+        output.warn(`refreshing the prompt of ${cwd}: ${errorText(error)}`);
+      } finally {
+        if (refreshes.get(cwd) === ticket) refreshes.delete(cwd);
+      }
+    }),
+  );
+}
+
 export function registerCommands(client: PiClient, prompts: PromptDocuments, output: OutputChannel): Disposable[] {
   const folders = () => workspaceFolders().map((folder) => folder.uri.fsPath);
 
@@ -65,9 +97,7 @@ export function registerCommands(client: PiClient, prompts: PromptDocuments, out
       return;
     }
     try {
-      const result = await client.request<PromptResult>("pi/systemPrompt", { cwd });
-      const modelWindow = currentSettings().settings.modelWindow ?? DEFAULT_MODEL_WINDOW;
-      const rendered = renderPrompt(result, cwd, modelWindow);
+      const rendered = await fetchPrompt(client, cwd);
       await showDocument(prompts.set(rendered, cwd));
       setStatusBarMessage(rendered.summary, 10_000);
     } catch (error) {

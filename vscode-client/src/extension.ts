@@ -1,12 +1,16 @@
-/** Entry point: wire the client, the status item, the prompt documents and the commands. */
+/** Entry point: wire the client, the status item, the prompt documents, tool streams and the commands. */
 import { PiClient } from "./client";
-import { registerCommands } from "./commands";
+import { refreshPrompts, registerCommands } from "./commands";
 import { PROMPT_SCHEME, PromptDocuments } from "./promptDocument";
 import { RESTART_KEYS } from "./settings";
 import { StatusItem, type ServerState } from "./status";
+import { registerToolCommand } from "./toolCommand";
+import { ToolStreams } from "./toolRun";
 import {
   createOutputChannel,
   onDidChangeConfiguration,
+  onDidCloseTextDocument,
+  registerDocumentLinkProvider,
   registerTextDocumentContentProvider,
   SECTION,
   showErrorMessage,
@@ -22,6 +26,7 @@ export async function activate(context: { subscriptions: Disposable[] }): Promis
   const output = createOutputChannel("pi-lsp");
   const status = new StatusItem();
   const prompts = new PromptDocuments();
+  const streams = new ToolStreams();
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   const refreshStatus = () => {
@@ -41,7 +46,14 @@ export async function activate(context: { subscriptions: Disposable[] }): Promis
     if (state === "running") refreshStatus();
   };
 
-  client = new PiClient(output, { onState, onPromptChanged: refreshStatus });
+  client = new PiClient(output, {
+    onState,
+    onPromptChanged: (params) => {
+      refreshStatus();
+      if (client) void refreshPrompts(client, prompts, params, output);
+    },
+    onEvent: (params) => streams.dispatch(params),
+  });
   const piClient = client;
 
   context.subscriptions.push(
@@ -49,7 +61,10 @@ export async function activate(context: { subscriptions: Disposable[] }): Promis
     status,
     prompts,
     registerTextDocumentContentProvider(PROMPT_SCHEME, prompts),
+    registerDocumentLinkProvider(PROMPT_SCHEME, (uri) => prompts.links(uri)),
+    onDidCloseTextDocument((document) => prompts.forget(document.uri)),
     ...registerCommands(piClient, prompts, output),
+    registerToolCommand(piClient, streams, output),
     onDidChangeConfiguration((event) => {
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
         output.info("server settings changed: restarting the server");

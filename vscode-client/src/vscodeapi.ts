@@ -97,3 +97,57 @@ export function parseUri(value: string): vscode.Uri {
 export function newEventEmitter<T>(): vscode.EventEmitter<T> {
   return new vscode.EventEmitter<T>();
 }
+
+export function onDidCloseTextDocument(listener: (document: vscode.TextDocument) => unknown): vscode.Disposable {
+  return vscode.workspace.onDidCloseTextDocument(listener);
+}
+
+/** Links of documents of one scheme; `links` gives plain line/character ranges and file targets. */
+export function registerDocumentLinkProvider(
+  scheme: string,
+  links: (uri: vscode.Uri) => readonly { line: number; startCharacter: number; endCharacter: number; path: string; targetLine: number }[],
+): vscode.Disposable {
+  return vscode.languages.registerDocumentLinkProvider(
+    { scheme },
+    {
+      provideDocumentLinks(document) {
+        return links(document.uri).map((link) => {
+          const range = new vscode.Range(link.line, link.startCharacter, link.line, link.endCharacter);
+          // VS Code opens a file link at the line of a `#L<1-based line>` fragment.
+          const target = vscode.Uri.file(link.path).with({ fragment: `L${link.targetLine + 1}` });
+          const documentLink = new vscode.DocumentLink(range, target);
+          documentLink.tooltip = `${link.path}:${link.targetLine + 1}`;
+          return documentLink;
+        });
+      },
+    },
+  );
+}
+
+export type CancellationToken = vscode.CancellationToken;
+export type PlainOutputChannel = vscode.OutputChannel;
+
+/** A plain (not log) output channel: text appended as it comes. */
+export function createPlainOutputChannel(name: string): vscode.OutputChannel {
+  return vscode.window.createOutputChannel(name);
+}
+
+export function showQuickPick(items: readonly string[], placeHolder: string): Thenable<string | undefined> {
+  return vscode.window.showQuickPick([...items], { placeHolder });
+}
+
+export function showInputBox(options: {
+  prompt: string;
+  value: string;
+  validateInput: (value: string) => string | undefined;
+}): Thenable<string | undefined> {
+  return vscode.window.showInputBox({ ...options, ignoreFocusOut: true });
+}
+
+/** Run a task under a cancellable progress notification; its Cancel button cancels `token`. */
+export function withCancellableProgress<R>(title: string, task: (token: vscode.CancellationToken) => Promise<R>): Thenable<R> {
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    (_progress, token) => task(token),
+  );
+}

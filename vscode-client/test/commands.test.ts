@@ -2,8 +2,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { PiClient } from "../src/client";
-import { COMMANDS, promptCwd, registerCommands, SERVER_TRUST_COMMAND, trustMessage } from "../src/commands";
+import { COMMANDS, promptCwd, refreshPrompts, registerCommands, SERVER_TRUST_COMMAND, trustMessage } from "../src/commands";
 import { PROMPT_SCHEME, PromptDocuments } from "../src/promptDocument";
+import { registerToolCommand, RUN_TOOL_COMMAND } from "../src/toolCommand";
+import { ToolStreams } from "../src/toolRun";
 import { stub, window, workspace } from "./vscode-stub";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
@@ -23,6 +25,7 @@ function setup(answers: Record<string, unknown>) {
   const prompts = new PromptDocuments();
   stub.contentProviders.set(PROMPT_SCHEME, prompts);
   registerCommands(fake.client, prompts, window.createOutputChannel("test") as never);
+  registerToolCommand(fake.client, new ToolStreams(), window.createOutputChannel("test") as never);
   return { ...fake, prompts };
 }
 
@@ -32,7 +35,7 @@ describe("the manifest", () => {
   it("contributes exactly the commands the extension registers", () => {
     setup({});
     const declared = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
-    expect(declared).toEqual(Object.values(COMMANDS).sort());
+    expect(declared).toEqual([...Object.values(COMMANDS), RUN_TOOL_COMMAND].sort());
     expect([...stub.commands.keys()].sort()).toEqual(declared);
   });
 
@@ -59,7 +62,7 @@ describe("pi-lsp: Show resolved prompt", () => {
     expect(stub.shown).toHaveLength(1);
     const uri = stub.shown[0]!;
     expect(uri.scheme).toBe(PROMPT_SCHEME);
-    expect(uri.path).toBe("/System prompt · pkg · 1,500 tokens.md");
+    expect(uri.path).toBe("/System prompt · pkg.md");
     const document = await workspace.openTextDocument(uri);
     expect(document.getText()).toMatch(/1,500 tokens \(1\.2% of 128,000\)[\s\S]*PROMPT$/);
     expect(stub.messages).toContainEqual({ kind: "status", text: "pi-lsp: system prompt for pkg: 1,500 tokens (1.2% of 128,000)" });
@@ -79,6 +82,56 @@ describe("pi-lsp: Show resolved prompt", () => {
     await stub.commands.get(COMMANDS.showResolvedPrompt)!();
     expect(stub.shown).toEqual([]);
     expect(stub.messages[0]).toMatchObject({ kind: "error" });
+  });
+});
+
+describe("a live prompt", () => {
+  it("is fetched again when pi/systemPromptChanged names its cwd, and its header figures update", async () => {
+    stub.folders = ["/ws"];
+    const answers: Record<string, unknown> = { "pi/systemPrompt": { text: "PROMPT", tokens: 1500 } };
+    const { request, prompts, client } = setup(answers);
+    await stub.commands.get(COMMANDS.showResolvedPrompt)!();
+    const uri = stub.shown[0]!;
+    const changed: string[] = [];
+    prompts.onDidChange((u) => changed.push(u.toString()));
+
+    answers["pi/systemPrompt"] = { text: "PROMPT, longer", tokens: 3200 };
+    const output = window.createOutputChannel("test");
+    await refreshPrompts(client, prompts, { cwds: ["/elsewhere"], removed: [], reason: null }, output as never);
+    expect(request).toHaveBeenCalledTimes(1);
+    await refreshPrompts(client, prompts, { cwds: ["/ws"], removed: [], reason: ["/ws/AGENTS.md"] }, output as never);
+    expect(request).toHaveBeenLastCalledWith("pi/systemPrompt", { cwd: "/ws" });
+    expect(changed).toEqual([uri.toString()]);
+    const text = (await workspace.openTextDocument(uri)).getText();
+    expect(text).toMatch(/3,200 tokens \(2\.5% of 128,000\)[\s\S]*PROMPT, longer$/);
+  });
+
+  it("keeps the newest of two overlapping refreshes, whatever order they are answered in", async () => {
+    stub.folders = ["/ws"];
+    const { prompts, client, request } = setup({ "pi/systemPrompt": { text: "FIRST", tokens: 1 } });
+    await stub.commands.get(COMMANDS.showResolvedPrompt)!();
+    const pending: ((value: unknown) => void)[] = [];
+    request.mockImplementation(() => new Promise((resolve) => pending.push(resolve)));
+    const output = window.createOutputChannel("test") as never;
+    const older = refreshPrompts(client, prompts, { cwds: ["/ws"] }, output);
+    const newer = refreshPrompts(client, prompts, { cwds: ["/ws"] }, output);
+    pending[1]!({ text: "NEWER", tokens: 2 });
+    await newer;
+    pending[0]!({ text: "OLDER", tokens: 3 });
+    await older;
+    expect((await workspace.openTextDocument(stub.shown[0]!)).getText()).toMatch(/NEWER$/);
+  });
+
+  it("logs a failed refresh and keeps the old text", async () => {
+    stub.folders = ["/ws"];
+    const answers: Record<string, unknown> = { "pi/systemPrompt": { text: "OLD", tokens: 1 } };
+    const { prompts, client } = setup(answers);
+    await stub.commands.get(COMMANDS.showResolvedPrompt)!();
+    delete answers["pi/systemPrompt"];
+    const output = window.createOutputChannel("test");
+    await refreshPrompts(client, prompts, { cwds: ["/ws"] }, output as never);
+    expect(output.lines[0]).toMatch(/^warn refreshing the prompt of \/ws: unexpected pi\/systemPrompt/);
+    expect((await workspace.openTextDocument(stub.shown[0]!)).getText()).toMatch(/OLD$/);
   });
 });
 

@@ -20,7 +20,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trustMessage, SERVER_TRUST_COMMAND, type TrustResult } from "../src/commands";
 import { answerConfiguration, currentSettings } from "../src/config";
-import { renderPrompt, type PromptResult } from "../src/promptDocument";
+import { cwdsToRefresh, promptLinks, renderPrompt, type PromptResult } from "../src/promptDocument";
+import { ToolRunLog, ToolStreams, type ToolResult } from "../src/toolRun";
 import { resolveServerCommand } from "../src/serverCommand";
 import { statusView, type ServerStatus } from "../src/status";
 import { stub } from "./vscode-stub";
@@ -35,6 +36,8 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
   let stderr = "";
   const configurationRequests: unknown[] = [];
   let promptChanged: Promise<unknown>;
+  const streams = new ToolStreams();
+  const changeListeners: ((params: unknown) => void)[] = [];
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-vscode-"));
@@ -63,7 +66,11 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
       configurationRequests.push(params);
       return answerConfiguration(params.items, [], () => currentSettings(), () => undefined);
     });
-    promptChanged = new Promise((resolve) => connection.onNotification("pi/systemPromptChanged", resolve));
+    promptChanged = new Promise((resolve) => changeListeners.push(resolve));
+    connection.onNotification("pi/systemPromptChanged", (params: unknown) => {
+      for (const listener of changeListeners.splice(0)) listener(params);
+    });
+    connection.onNotification("pi/event", (params: unknown) => streams.dispatch(params));
     connection.listen();
 
     const root = path.join(tmp, "ws");
@@ -80,7 +87,7 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
   afterAll(async () => {
     try {
       await connection?.sendRequest("shutdown");
-      connection?.sendNotification("exit");
+      await connection?.sendNotification("exit").catch(() => undefined); // the server may be gone already
     } catch {
       // the server is gone already
     }
@@ -111,6 +118,38 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
     expect(rendered.text).toContain("Always use pnpm.");
     expect(rendered.text).toContain("Use npm to install packages.");
     expect(rendered.text).toMatch(/by kind: .*context-file/);
+    // The context files' lines link to their own lines in the files.
+    const lines = rendered.text.split("\n");
+    const links = promptLinks(rendered.spans, rendered.headerLines, lines);
+    const pnpm = links.find((link) => lines[link.line]!.includes("Always use pnpm."));
+    expect(pnpm).toMatchObject({ targetLine: 2 });
+    expect(fs.realpathSync(pnpm!.path)).toBe(fs.realpathSync(path.join(cwd, "AGENTS.md")));
+  }, WAIT_MS);
+
+  it("announces a changed context file so that an open prompt below it refreshes", async () => {
+    await promptChanged;
+    const held = [fs.realpathSync(path.join(tmp, "ws", "pkg")), path.join(fs.realpathSync(path.join(tmp, "ws")), "docs")];
+    const changed = new Promise((resolve) => changeListeners.push(resolve));
+    fs.writeFileSync(path.join(tmp, "ws", "AGENTS.md"), "# Tools\n\n- Use yarn to install packages.\n");
+    const params = await changed;
+    expect(cwdsToRefresh(params, held)).toEqual(held);
+  }, WAIT_MS);
+
+  it("runs a tool on a stream of its own and assembles its events", async () => {
+    const stream = streams.newStreamId();
+    const log = new ToolRunLog();
+    let text = "";
+    const listening = streams.listen(stream, (event) => (text += log.push(event)));
+    const result = await connection.sendRequest<ToolResult>("pi/runTool", {
+      tool: "bash",
+      args: { command: "echo one; echo two" },
+      cwd: path.join(tmp, "ws"),
+      stream,
+    });
+    listening.dispose();
+    text += log.finish({ kind: "result", result });
+    expect(result).toMatchObject({ stream, isError: false });
+    expect(text).toBe('▶ bash {"command":"echo one; echo two"}\none\ntwo\n■ done\n');
   }, WAIT_MS);
 
   it("trusts the project through the server's command", async () => {

@@ -31,9 +31,13 @@ export class Uri {
     readonly scheme: string,
     readonly path: string,
     readonly query: string,
+    readonly fragment: string = "",
   ) {}
-  static from(c: { scheme: string; path: string; query?: string }): Uri {
-    return new Uri(c.scheme, c.path, c.query ?? "");
+  static from(c: { scheme: string; path: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme, c.path, c.query ?? "", c.fragment ?? "");
+  }
+  with(c: { query?: string; fragment?: string }): Uri {
+    return new Uri(this.scheme, this.path, c.query ?? this.query, c.fragment ?? this.fragment);
   }
   static file(p: string): Uri {
     return new Uri("file", p, "");
@@ -47,8 +51,43 @@ export class Uri {
     return this.path;
   }
   toString(): string {
-    return `${this.scheme}:${this.scheme === "file" ? "//" : ""}${encodeURI(this.path)}${this.query ? `?${this.query}` : ""}`;
+    return `${this.scheme}:${this.scheme === "file" ? "//" : ""}${encodeURI(this.path)}${this.query ? `?${this.query}` : ""}${this.fragment ? `#${this.fragment}` : ""}`;
   }
+}
+
+export class Range {
+  constructor(
+    readonly startLine: number,
+    readonly startCharacter: number,
+    readonly endLine: number,
+    readonly endCharacter: number,
+  ) {}
+}
+
+export class DocumentLink {
+  tooltip?: string;
+  constructor(
+    readonly range: Range,
+    readonly target?: Uri,
+  ) {}
+}
+
+type LinkProvider = { provideDocumentLinks(document: { uri: Uri }): DocumentLink[] };
+
+export class CancellationToken {
+  isCancellationRequested = false;
+  private readonly cancelled = new EventEmitter<void>();
+  readonly onCancellationRequested = this.cancelled.event;
+  cancel(): void {
+    this.isCancellationRequested = true;
+    this.cancelled.fire();
+  }
+}
+
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
 }
 
 export enum ViewColumn {
@@ -75,8 +114,17 @@ export const stub = {
   extensions: new Map<string, unknown>(),
   shown: [] as Uri[],
   contentProviders: new Map<string, { provideTextDocumentContent(uri: Uri): string }>(),
+  linkProviders: new Map<string, LinkProvider>(),
+  closeListeners: [] as ((document: { uri: Uri }) => unknown)[],
   activeFile: undefined as string | undefined,
   folders: [] as string[],
+  /** Answers for showQuickPick / showInputBox, taken in order (undefined: dismissed). */
+  picks: [] as (string | undefined)[],
+  inputs: [] as (string | undefined)[],
+  inputValidations: [] as ((value: string) => string | undefined)[],
+  channels: [] as { name: string; text: string; lines: string[] }[],
+  /** The token of the running withProgress task, to press its Cancel button. */
+  progress: [] as { title: string; cancel(): void }[],
   setConfiguration(values: Record<string, unknown>): void {
     this.configuration = { ...values };
   },
@@ -87,8 +135,15 @@ export const stub = {
     this.extensions.clear();
     this.shown = [];
     this.contentProviders.clear();
+    this.linkProviders.clear();
+    this.closeListeners = [];
     this.activeFile = undefined;
     this.folders = [];
+    this.picks = [];
+    this.inputs = [];
+    this.inputValidations = [];
+    this.channels = [];
+    this.progress = [];
   },
 };
 
@@ -112,6 +167,10 @@ export const workspace = {
     return this.workspaceFolders.find((folder) => uri.fsPath.startsWith(`${folder.uri.fsPath}/`));
   },
   onDidChangeConfiguration: () => disposable,
+  onDidCloseTextDocument(listener: (document: { uri: Uri }) => unknown) {
+    stub.closeListeners.push(listener);
+    return disposable;
+  },
   registerTextDocumentContentProvider(scheme: string, provider: { provideTextDocumentContent(uri: Uri): string }) {
     stub.contentProviders.set(scheme, provider);
     return disposable;
@@ -147,11 +206,45 @@ export const window = {
   createOutputChannel(name: string) {
     const lines: string[] = [];
     const log = (level: string) => (text: string) => lines.push(`${level} ${text}`);
-    return { name, lines, info: log("info"), warn: log("warn"), error: log("error"), show: () => undefined, dispose: () => undefined };
+    const channel = {
+      name,
+      lines,
+      text: "",
+      append(text: string) {
+        channel.text += text;
+      },
+      info: log("info"),
+      warn: log("warn"),
+      error: log("error"),
+      show: () => undefined,
+      dispose: () => undefined,
+    };
+    stub.channels.push(channel);
+    return channel;
+  },
+  async showQuickPick(items: string[]) {
+    const pick = stub.picks.shift();
+    return pick !== undefined && items.includes(pick) ? pick : undefined;
+  },
+  async showInputBox(options: { value?: string; validateInput?: (value: string) => string | undefined }) {
+    if (options.validateInput) stub.inputValidations.push(options.validateInput);
+    return stub.inputs.shift();
+  },
+  async withProgress<R>(
+    options: { title?: string; cancellable?: boolean },
+    task: (progress: { report(): void }, token: CancellationToken) => Promise<R>,
+  ) {
+    const token = new CancellationToken();
+    stub.progress.push({ title: options.title ?? "", cancel: () => token.cancel() });
+    return task({ report: () => undefined }, token);
   },
 };
 
 export const languages = {
+  registerDocumentLinkProvider(selector: { scheme: string }, provider: LinkProvider) {
+    stub.linkProviders.set(selector.scheme, provider);
+    return disposable;
+  },
   createLanguageStatusItem(id: string, selector: unknown) {
     return { id, selector, name: "", text: "", detail: "", busy: false, severity: 0, command: undefined, dispose: () => undefined };
   },
