@@ -30,14 +30,16 @@ import httpx
 
 from pi_lsp.agent.model_api import ModelInfo, ModelRequest
 from pi_lsp.agent.providers.assistant import AssistantBuilder, Event, StopReason
-from pi_lsp.agent.providers.errors import network_error_message, stream_error_message
+from pi_lsp.agent.providers.errors import stream_error_message
 from pi_lsp.agent.providers.secret import redact
 from pi_lsp.agent.providers.transform import sanitize, transform_messages
 from pi_lsp.agent.providers.transport import (
+    ABORTED_MESSAGE,
     Aborted,
     AbortRace,
     ClientSource,
     HttpFailure,
+    failure_reason,
     open_event_stream,
     shared_client,
 )
@@ -58,7 +60,6 @@ __all__ = [
 
 Message = dict[str, Any]
 
-ABORTED_MESSAGE = "Request was aborted"
 NO_FINISH_REASON_MESSAGE = "Stream ended without finish_reason"
 ATTACHED_IMAGES_TEXT = "Attached image(s) from tool result:"
 TOOL_RESULTS_BRIDGE = "I have processed the tool results."
@@ -576,22 +577,9 @@ class OpenAICompletionsProvider:
                         yield out
                     if reader.stream_error is not None:
                         break
-        except Aborted:
-            yield builder.error("aborted", ABORTED_MESSAGE)
-            return
-        except HttpFailure as failure:
-            if race.aborted:
-                yield builder.error("aborted", ABORTED_MESSAGE)
-            else:
-                message = redact(failure.message, key)
-                yield builder.error("error", message, retry_after_ms=failure.retry_after_ms)
-            return
-        except httpx.HTTPError as error:
-            if race.aborted:
-                yield builder.error("aborted", ABORTED_MESSAGE)
-            else:
-                message = redact(network_error_message(error, streaming=True), key)
-                yield builder.error("error", message)
+        except (Aborted, HttpFailure, httpx.HTTPError) as failure:
+            reason, message, retry_after = failure_reason(failure, race.aborted)
+            yield builder.error(reason, redact(message, key), retry_after_ms=retry_after)
             return
         finally:
             await race.aclose()

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
@@ -28,12 +28,14 @@ from pi_lsp.agent.providers.retry import retry_after_ms
 from pi_lsp.tools.base import AbortSignal
 
 __all__ = [
+    "ABORTED_MESSAGE",
     "DEFAULT_TIMEOUT",
     "AbortRace",
     "Aborted",
     "ClientSource",
     "HttpFailure",
     "aclose_shared_clients",
+    "failure_reason",
     "open_event_stream",
     "shared_client",
 ]
@@ -75,6 +77,10 @@ async def aclose_shared_clients() -> None:
     per_loop = _clients.pop(loop, {})
     for client in per_loop.values():
         await client.aclose()
+
+
+#: the ``errorMessage`` of a request aborted by its signal (Pi's text)
+ABORTED_MESSAGE = "Request was aborted"
 
 
 class Aborted(Exception):
@@ -203,3 +209,21 @@ async def open_event_stream(
             await events.aclose()  # type: ignore[attr-defined]
     finally:
         await response.aclose()
+
+
+def failure_reason(
+    error: Exception, aborted: bool
+) -> tuple[Literal["aborted", "error"], str, int | None]:
+    """How a request that raised ``error`` ends: (``"aborted"`` or ``"error"``, the
+    ``errorMessage`` before redaction, the server's retry-after in ms).
+
+    ``error`` is :class:`Aborted`, :class:`HttpFailure` or an ``httpx.HTTPError``; ``aborted``
+    says whether the signal fired (a failure that follows an abort is the abort).
+    """
+    if aborted or isinstance(error, Aborted):
+        return "aborted", ABORTED_MESSAGE, None
+    if isinstance(error, HttpFailure):
+        return "error", error.message, error.retry_after_ms
+    if isinstance(error, httpx.HTTPError):
+        return "error", network_error_message(error, streaming=True), None
+    raise error
