@@ -14,14 +14,13 @@ It knows nothing of session files or compaction: :mod:`session_agent` builds tho
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pi_lsp.agent import events
-from pi_lsp.agent.events import AgentEvent, EventListener
+from pi_lsp.agent.events import AgentEvent, EventListener, Listeners
 from pi_lsp.agent.loop import (
     AgentContext,
     LoopConfig,
@@ -136,7 +135,7 @@ class Agent:
         self.on_stream_error = on_stream_error
         self._steering = _Queue(steering_mode)
         self._follow_up = _Queue(follow_up_mode)
-        self._listeners: list[EventListener] = []
+        self._listeners = Listeners()
         self._run: _Run | None = None
 
     # -- events -------------------------------------------------------------------------------
@@ -144,13 +143,7 @@ class Agent:
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener`` with every event (awaited if it returns an awaitable), in order.
         Returns the function that unsubscribes it."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     async def _process(self, event: AgentEvent) -> None:
         """Update the state for ``event``, then tell every listener."""
@@ -171,10 +164,7 @@ class Agent:
                 state.error_message = message["errorMessage"]
         elif kind == "agent_end":
             state.streaming_message = None
-        for listener in list(self._listeners):
-            outcome = listener(event)
-            if inspect.isawaitable(outcome):
-                await outcome
+        await self._listeners.tell(event)
 
     # -- queues -------------------------------------------------------------------------------
 

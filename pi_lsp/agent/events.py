@@ -24,6 +24,7 @@ JSON mode (:func:`to_json_event` drops it).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -34,6 +35,7 @@ __all__ = [
     "AgentEvent",
     "CompactionReason",
     "EventListener",
+    "Listeners",
     "agent_end",
     "agent_settled",
     "agent_start",
@@ -68,6 +70,31 @@ CompactionReason = Literal["manual", "threshold", "overflow"]
 #: A subscriber: called with every event in order; a coroutine is awaited before the run goes
 #: on (as Pi awaits its listeners).
 EventListener = Callable[[AgentEvent], Awaitable[None] | None]
+
+
+class Listeners:
+    """The subscribers of an event source, told in subscription order."""
+
+    def __init__(self) -> None:
+        self._listeners: list[EventListener] = []
+
+    def add(self, listener: EventListener) -> Callable[[], None]:
+        """Subscribe ``listener``; returns the function that unsubscribes it."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def tell(self, event: AgentEvent) -> None:
+        """Call every listener with ``event``, awaiting those that return an awaitable."""
+        for listener in list(self._listeners):
+            outcome = listener(event)
+            if inspect.isawaitable(outcome):
+                await outcome
+
 
 #: Event types pi-lsp emits that Pi has no counterpart for (left out of the JSON mode).
 PI_LSP_ONLY_EVENTS = frozenset({"tool_output"})

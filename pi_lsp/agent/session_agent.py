@@ -35,7 +35,6 @@ Use::
 from __future__ import annotations
 
 import asyncio
-import inspect
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -44,7 +43,7 @@ from typing import Any
 
 from pi_lsp.agent import events
 from pi_lsp.agent.agent_core import Agent, AgentBusyError, QueueMode
-from pi_lsp.agent.events import AgentEvent, CompactionReason, EventListener
+from pi_lsp.agent.events import AgentEvent, CompactionReason, EventListener, Listeners
 from pi_lsp.agent.loop import AgentContext, NextTurn, TurnSnapshot
 from pi_lsp.agent.model_api import ModelInfo, Provider, ThinkingLevel
 from pi_lsp.agent.provider_summarizer import ProviderSummarizer
@@ -211,7 +210,7 @@ class SessionAgent:
         self._sleep = sleep
         self._pi_quirks = pi_quirks
 
-        self._listeners: list[EventListener] = []
+        self._listeners = Listeners()
         self._steering_texts: list[str] = []
         self._follow_up_texts: list[str] = []
         self._run_active = False
@@ -355,19 +354,10 @@ class SessionAgent:
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener`` with every event, in order (awaited if it returns an awaitable).
         Returns the function that unsubscribes it."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     async def _emit(self, event: AgentEvent) -> None:
-        for listener in list(self._listeners):
-            outcome = listener(event)
-            if inspect.isawaitable(outcome):
-                await outcome
+        await self._listeners.tell(event)
 
     async def _emit_queue_update(self) -> None:
         await self._emit(events.queue_update(self._steering_texts, self._follow_up_texts))
