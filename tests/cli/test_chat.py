@@ -24,6 +24,7 @@ from tests.agent.http_fixtures import (
     openai_text_reply,
     openai_tool_calls_reply,
 )
+from tests.processes import alive
 
 PI_LSP = Path(sys.executable).parent / "pi-lsp"
 API_KEY = "sk-test-Zq9-very-secret-key"
@@ -243,18 +244,6 @@ async def test_a_failed_request_exits_1_without_showing_the_key(tmp_path: Path) 
     [file] = session_files(sessions)  # the failed answer is kept, as Pi keeps it
     assert no_key_in(text.stdout, text.stderr, json_mode.stdout, json_mode.stderr)
     assert no_key_in(file.read_text())
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie nobody has reaped yet is dead for our purposes
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
 
 
 async def test_sigterm_aborts_the_run_and_kills_the_command(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from tests.agent.http_fixtures import (
     sse_reply,
 )
 from tests.lsp.harness import WAIT, start_client
+from tests.processes import alive, all_gone
 
 Event = dict[str, Any]
 API_KEY = "sk-lsp-test-Qx7-secret"
@@ -105,27 +105,6 @@ def texts(events: list[Event], kind: str) -> str:
 
 def contiguous(events: list[Event]) -> bool:
     return [e["seq"] for e in events] == list(range(1, len(events) + 1))
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
-async def all_gone(pids: list[int], within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while any(alive(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 def sleeper(pids: Path) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from pi_lsp.server import run_tool
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.run_tool import plain
 from tests.lsp.harness import CLIENTS, WAIT, start_client
+from tests.processes import alive, all_gone
 
 Event = dict[str, Any]
 
@@ -111,27 +111,6 @@ def check_stream(events: list[Event], result: dict[str, Any]) -> list[Event]:
     assert end["content"] == result["content"]
     assert end.get("details") == result.get("details")
     return [e for e in events if e["type"] == "output"]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie nobody has reaped yet is dead for our purposes
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
-async def all_gone(pids: list[int], within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while any(alive(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 async def started_sleeper(

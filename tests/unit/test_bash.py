@@ -19,6 +19,7 @@ import pytest
 from pi_lsp.tools import output_accumulator
 from pi_lsp.tools.base import AbortSignal, ToolContext, ToolResult
 from pi_lsp.tools.registry import run_tool
+from tests.processes import all_gone
 
 SPILL = re.compile(r"Full output: (\S+pi-bash-[0-9a-f]{16}\.log)\]$")
 
@@ -43,30 +44,6 @@ async def bash(command: str, cwd: Path, **kwargs: object) -> ToolResult:
 
 def text_of(result: ToolResult) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead for our purposes
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):  # reaped while we looked
-        return False
-
-
-async def dies_soon(pid: int, within: float = 3.0) -> bool:
-    """Whether the process is gone within ``within`` seconds (a killed process on a busy
-    machine takes a moment to be scheduled and die)."""
-    deadline = time.monotonic() + within
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 async def test_small_output_is_verbatim(tmp_path: Path) -> None:
@@ -138,7 +115,7 @@ async def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     result = await bash(command, tmp_path, timeout=0.5)
     assert result.is_error
     assert text_of(result) == "started\n\n\nCommand timed out after 0.5 seconds"
-    assert await dies_soon(int(pid_file.read_text()))
+    assert await all_gone([int(pid_file.read_text())])
 
 
 async def test_abort_kills_the_command_and_says_so(tmp_path: Path) -> None:
@@ -152,7 +129,7 @@ async def test_abort_kills_the_command_and_says_so(tmp_path: Path) -> None:
     result = await asyncio.wait_for(task, 5)
     assert result.is_error
     assert text_of(result) == "waiting\n\n\nCommand aborted"
-    assert await dies_soon(int(pid_file.read_text()))
+    assert await all_gone([int(pid_file.read_text())])
 
 
 async def pid_written(pid_file: Path) -> None:
@@ -170,7 +147,7 @@ async def test_cancelling_the_call_kills_the_command(tmp_path: Path) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await dies_soon(int(pid_file.read_text()))
+    assert await all_gone([int(pid_file.read_text())])
 
 
 async def test_cancelling_right_after_the_start_kills_the_command(
@@ -190,7 +167,7 @@ async def test_cancelling_right_after_the_start_kills_the_command(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await dies_soon(int(pid_file.read_text()))
+    assert await all_gone([int(pid_file.read_text())])
 
 
 async def test_background_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Path) -> None:
@@ -356,7 +333,7 @@ async def test_a_failing_reader_kills_the_command_instead_of_hanging(
     # without a reader the pipe fills up and `yes` blocks for ever
     result = await asyncio.wait_for(bash(f"echo $$ > {pid_file}; yes", tmp_path), 10)
     assert (text_of(result), result.is_error) == ("accumulator bug", True)
-    assert await dies_soon(int(pid_file.read_text()))
+    assert await all_gone([int(pid_file.read_text())])
 
 
 async def test_updates_are_throttled_and_the_last_one_is_the_result(tmp_path: Path) -> None:
