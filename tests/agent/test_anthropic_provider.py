@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from pi_lsp.agent.providers.anthropic_messages import (
 )
 from pi_lsp.agent.providers.errors import is_context_overflow, is_retryable_error
 from pi_lsp.agent.providers.secret import Secret
-from pi_lsp.agent.providers.transport import aclose_shared_clients
 from pi_lsp.tools.base import AbortSignal
 from tests.agent.http_fixtures import (
     DROP,
@@ -34,13 +32,6 @@ from tests.agent.http_fixtures import (
 
 KEY = Secret("sk-ant-api03-testkey-0123456789")
 PNG = "iVBORw0KGgo="
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[LocalHTTPServer]:
-    async with LocalHTTPServer() as running:
-        yield running
-    await aclose_shared_clients()
 
 
 def make_model(base_url: str = "http://127.0.0.1:9", **fields: Any) -> ModelInfo:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -44,13 +43,6 @@ from tests.agent.http_fixtures import (
 
 KEY = Secret("sk-test-0123456789abcdef")
 PNG = "iVBORw0KGgo="
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[LocalHTTPServer]:
-    async with LocalHTTPServer() as running:
-        yield running
-    await aclose_shared_clients()
 
 
 def make_model(base_url: str = "http://127.0.0.1:9", **fields: Any) -> ModelInfo:

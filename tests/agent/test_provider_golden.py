@@ -16,7 +16,6 @@ import asyncio
 import copy
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +43,6 @@ SESSION_CASES = [
     "overflow-compact-retry",
     "overflow-retry-exhausted",
 ]
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[LocalHTTPServer]:
-    async with LocalHTTPServer() as running:
-        yield running
-    await aclose_shared_clients()
 
 
 def oracle_model(case: Path, base_url: str) -> ModelInfo:
