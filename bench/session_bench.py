@@ -86,6 +86,7 @@ ROWS = [
     ("context_ms", "`build_session_context(entries, leaf)`", "ms", "path"),
     ("context_indexed_ms", "`build_session_context`, index given", "ms", "path"),
     ("branch_ms", "`get_branch()` at the leaf", "ms", "path"),
+    ("branch_read_ms", "every entry of that branch read (`list(path)`)", "ms", "path"),
     ("llm_ms", "`convert_to_llm(context.messages)`", "ms", "messages"),
     ("tokens_all_ms", "estimate tokens, every message of the session", "ms", "session_messages"),
     ("tokens_context_ms", "`estimate_context_tokens(context.messages)`", "ms", None),
@@ -279,6 +280,12 @@ def op_project(path: Path) -> dict[str, Any]:
     start = time.perf_counter()
     path_entries = session.get_branch()
     timings["branch_ms"] = time.perf_counter() - start
+
+    # the path reads entries kept in the file only when they are used: use them all once
+    start = time.perf_counter()
+    read_back = list(path_entries)
+    timings["branch_read_ms"] = time.perf_counter() - start
+    del read_back
 
     start = time.perf_counter()
     llm = convert_to_llm(context.messages)

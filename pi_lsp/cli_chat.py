@@ -301,7 +301,7 @@ async def _chat(opts: argparse.Namespace) -> int:
 
 
 def _has_thinking_entry(session: SessionFile) -> bool:
-    return any(entry.get("type") == "thinking_level_change" for entry in session.get_branch())
+    return "thinking_level_change" in session.get_branch_types()
 
 
 def initial_thinking_level(

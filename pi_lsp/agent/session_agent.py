@@ -64,6 +64,7 @@ from pi_lsp.session.compaction import (
     run_compaction,
 )
 from pi_lsp.session.context import build_session_context
+from pi_lsp.session.entry_store import EntryPath
 from pi_lsp.session.llm_messages import convert_to_llm
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.summarizer import SummaryAborted, SummaryModel
@@ -629,14 +630,16 @@ class SessionAgent:
         timestamps only for a message it cannot find.
         """
         branch = self.session.get_branch()
-        latest = next(
-            (i for i in range(len(branch) - 1, -1, -1) if branch[i].get("type") == "compaction"),
-            None,
-        )
+        types = self.session.get_branch_types()
+        latest = next((i for i in range(len(types) - 1, -1, -1) if types[i] == "compaction"), None)
         if latest is None:
             return False
-        for index, entry in enumerate(branch):
-            if entry.get("message") is message:
+        # from the leaf back: the message is recent; an entry read again from the file is a
+        # new dict, never the agent's message, so the search ends where the held ones do
+        for index in range(len(branch) - 1, -1, -1):
+            if isinstance(branch, EntryPath) and not branch.is_live(index):
+                break
+            if branch[index].get("message") is message:
                 return index < latest
         compacted_at = parse_timestamp_ms(branch[latest].get("timestamp"))
         timestamp = message.get("timestamp")

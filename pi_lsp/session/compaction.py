@@ -30,10 +30,12 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Literal, Protocol
 
 from pi_lsp.session.context import UNSET, build_session_context, entry_messages
 from pi_lsp.session.cut_point import CutPoint, find_cut_point, is_cut_point, settle_cut
+from pi_lsp.session.entry_store import EntryPath
 from pi_lsp.session.file_ops import FileOperations, format_file_operations
 from pi_lsp.session.llm_messages import convert_to_llm, js_truthy
 from pi_lsp.session.serialization import conversation_prompt, serialize_conversation
@@ -138,7 +140,8 @@ class CompactionPreparation:
     previous_summary: str | None
     file_ops: FileOperations
     settings: CompactionSettings
-    path_entries: tuple[Entry, ...] = ()
+    #: the active branch (a session's path reads entries kept in its file when indexed)
+    path_entries: Sequence[Entry] = ()
     span_start: int = 0
     first_kept_entry_index: int = 0
     turn_start_index: int = -1
@@ -156,11 +159,11 @@ class CompactionPreparation:
     def summarized_entries(self) -> tuple[Entry, ...]:
         """The path entries whose messages are summarized (history, then turn prefix)."""
         older_from = None if self.pi_quirks else self.previous_compaction_index
+        path = self.path_entries
         return tuple(
             entry
-            for index, entry in enumerate(self.path_entries)
-            if self.span_start <= index < self.first_kept_entry_index
-            and entry_messages(entry)
+            for index in range(self.span_start, min(self.first_kept_entry_index, len(path)))
+            if entry_messages(entry := path[index])
             and (
                 entry.get("type") != "compaction" or (older_from is not None and index < older_from)
             )
@@ -169,7 +172,7 @@ class CompactionPreparation:
     @property
     def kept_entries(self) -> tuple[Entry, ...]:
         """The path entries from the first kept one on."""
-        return self.path_entries[self.first_kept_entry_index :]
+        return tuple(self.path_entries[self.first_kept_entry_index :])
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +229,21 @@ def _last_compaction_index(path: Sequence[Entry]) -> int | None:
     return None
 
 
+def _position_of(path: Sequence[Entry], entry_id: Any, near: int) -> int:
+    """Index of the entry with id ``entry_id`` on ``path``, else ``near + 1``.
+
+    A string id is unique on a path, so it is looked for from ``near`` backwards first (the
+    kept entries of a compaction lie just before it) and the rest only if need be.
+    """
+    ids = path.ids() if isinstance(path, EntryPath) else [entry.get("id") for entry in path]
+    if isinstance(entry_id, str):
+        for index in chain(range(near - 1, -1, -1), range(near, len(ids))):
+            if ids[index] == entry_id:
+                return index
+        return near + 1
+    return next((i for i, key in enumerate(ids) if key == entry_id), near + 1)
+
+
 def _context_tokens(path: Sequence[Entry]) -> int:
     if not path:
         return 0
@@ -253,7 +271,8 @@ def prepare_compaction_or_reason(
     pi_quirks: bool = False,
 ) -> CompactionPreparation | str:
     """:func:`prepare_compaction`, but saying why (Pi's words) when there is nothing to do."""
-    path = tuple(path_entries)
+    # a session's path reads entries kept in its file only where the plan looks
+    path = path_entries if isinstance(path_entries, EntryPath) else tuple(path_entries)
     if path and path[-1].get("type") == "compaction":
         return ALREADY_COMPACTED
 
@@ -265,10 +284,7 @@ def prepare_compaction_or_reason(
         summary = previous.get("summary")
         previous_summary = summary if isinstance(summary, str) and summary else None
         first_kept = previous.get("firstKeptEntryId")
-        span_start = next(
-            (i for i, entry in enumerate(path) if entry.get("id") == first_kept),
-            previous_index + 1,
-        )
+        span_start = _position_of(path, first_kept, previous_index)
 
     tokens_before = _context_tokens(path)
     end = len(path)

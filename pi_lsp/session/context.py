@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from pi_lsp.session.entry_store import EntryPath, IndexedEntries
 from pi_lsp.session.timestamps import parse_timestamp_ms
-from pi_lsp.session.tree import IndexedEntries, branch, index_entries
+from pi_lsp.session.tree import branch, index_entries
 
 __all__ = [
     "UNSET",
@@ -181,14 +182,24 @@ def _backward(index: Mapping[str, Entry], leaf: Entry, leaf_id: str) -> SessionC
             break
         entry_id = parent
         entry = index.get(parent)
+    return _walked_context(compaction, kept if kept_found else [], tail, thinking_level, model)
+
+
+def _walked_context(
+    compaction: Entry | None,
+    kept: list[Entry],
+    tail: list[Entry],
+    thinking_level: str | None,
+    model: dict[str, Any] | None,
+) -> SessionContext:
+    """The context a walk from the leaf found: ``tail`` (leaf first, back to the compaction or
+    the root) and ``kept`` (the kept entries before the compaction, nearest first; empty when
+    the first kept entry is not on the path)."""
+    tail.reverse()
     if compaction is None:
-        tail.reverse()
         context_entries = tail
     else:
-        if not kept_found:
-            kept.clear()  # the first kept entry is not on the path: nothing before is kept
         kept.reverse()
-        tail.reverse()
         context_entries = [compaction, *kept, *tail]
     messages = [message for entry in context_entries for message in entry_messages(entry)]
     return SessionContext(
@@ -214,6 +225,11 @@ def build_session_context(
     """
     if leaf_id is None:
         return SessionContext()
+    if by_id is None and isinstance(entries, IndexedEntries | EntryPath):
+        position = _leaf_position(entries, leaf_id)
+        if position is not None:
+            store = entries if isinstance(entries, IndexedEntries) else entries.store
+            return _backward_indexed(store, position)
     if by_id is not None:
         index = by_id
     elif isinstance(entries, IndexedEntries):
@@ -262,3 +278,73 @@ def _forward(index: Mapping[str, Entry], leaf: Entry, leaf_key: Any) -> SessionC
     return SessionContext(
         messages=messages, thinking_level=thinking_level, model=model, entries=context_entries
     )
+
+
+def _leaf_position(entries: IndexedEntries | EntryPath, leaf_id: str | Unset) -> int | None:
+    """Where the context's leaf is in the store, when the walk over the store can start there
+    (the leaf is its id's entry); None sends the caller the general way."""
+    if isinstance(entries, EntryPath):
+        store, last = entries.store, (entries.positions[-1] if entries.positions else None)
+    else:
+        store, last = entries, (len(entries) - 1 if len(entries) else None)
+    if last is None:
+        return None
+    position = store.positions.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
+    if position is None or (isinstance(entries, EntryPath) and position != last):
+        # unknown leaf: the last entry (of a path, a leaf other than its end: the general way)
+        if position is not None:
+            return None
+        position = last
+    key = store.entry_id(position)
+    return position if isinstance(key, str) and store.positions.get(key) == position else None
+
+
+def _backward_indexed(store: IndexedEntries, position: int) -> SessionContext:
+    """:func:`_backward` over a store: the same walk by parent positions, reading an entry's
+    body only where it matters (the context itself, thinking and model changes, the first
+    assistant message found), so a walk past the context to the root reads no message."""
+    thinking_level: str | None = None
+    model: dict[str, Any] | None = None
+    model_found = False
+    compaction: Entry | None = None
+    first_kept: Any = None
+    kept_found = False
+    tail: list[Entry] = []
+    kept: list[Entry] = []
+    seen: set[int] = set()
+    parents = store.parent_links()
+    while position >= 0 and position not in seen:
+        seen.add(position)
+        kind = store.kind(position)
+        entry: Entry | None = None
+        if compaction is None:
+            entry = store[position]
+            if kind == "compaction":
+                compaction = entry
+                first_kept = entry.get("firstKeptEntryId")
+            else:
+                tail.append(entry)
+        elif not kept_found:
+            entry = store[position]
+            kept.append(entry)
+            if store.entry_id(position) == first_kept:
+                kept_found = True
+        if kind == "thinking_level_change":
+            if thinking_level is None:
+                level = (entry if entry is not None else store[position]).get("thinkingLevel")
+                if isinstance(level, str):
+                    thinking_level = level
+        elif kind == "model_change":
+            if not model_found:
+                entry = entry if entry is not None else store[position]
+                model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+                model_found = True
+        elif kind == "message" and not model_found and store.is_assistant(position):
+            message = (entry if entry is not None else store[position]).get("message")
+            if isinstance(message, dict):
+                model = {"provider": message.get("provider"), "modelId": message.get("model")}
+                model_found = True
+        if kept_found and model_found and thinking_level is not None:
+            break
+        position = parents[position]
+    return _walked_context(compaction, kept if kept_found else [], tail, thinking_level, model)

@@ -100,7 +100,7 @@ class LockedSessionFile:
                     opened.st_dev,
                     opened.st_ino,
                 ):
-                    data = cls._read_fd(fd)
+                    data = cls.read_fd(fd)
                     return cls(path, fd, len(data)), data
             except BaseException:
                 os.close(fd)
@@ -140,7 +140,8 @@ class LockedSessionFile:
         return handle
 
     @staticmethod
-    def _read_fd(fd: int) -> bytes:
+    def read_fd(fd: int) -> bytes:
+        """Everything in the file behind ``fd``, read from offset 0."""
         chunks: list[bytes] = []
         offset = 0
         while True:
@@ -210,6 +211,20 @@ class LockedSessionFile:
         self._fd = new_fd
         self._size = len(data)
         os.close(old_fd)
+
+    def open_for_reading(self) -> int | None:
+        """A new read-only descriptor of this very file (not sharing the lock), or None when
+        the path no longer leads to it."""
+        fd = self._require_fd()
+        try:
+            reader = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        mine, theirs = os.fstat(fd), os.fstat(reader)
+        if (mine.st_dev, mine.st_ino) != (theirs.st_dev, theirs.st_ino):
+            os.close(reader)
+            return None
+        return reader
 
     def close(self) -> None:
         """Release the lock and the file (idempotent)."""

@@ -10,7 +10,10 @@ by a crash), since that is almost always what it is.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+import os
+import weakref
+from array import array
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +21,10 @@ from typing import Any
 from pi_lsp.js_json import JsonParseError, parse_json
 from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
 from pi_lsp.resources.model import Finding, SourceRange
+from pi_lsp.session.entry_store import LAZY_KINDS
+from pi_lsp.session.errors import SessionFileError
 
-__all__ = ["ParsedLines", "gc_paused", "parse_session_bytes"]
+__all__ = ["LineReader", "ParsedLines", "gc_paused", "parse_session_bytes", "parse_session_line"]
 
 _PREVIEW = 60
 
@@ -33,13 +38,19 @@ class ParsedLines:
     """
 
     path: str
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, Any] | None] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     #: ``id``, ``parentId`` and ``type`` of each record as parsed (None when absent), read
     #: while the record was just made: later passes over a large file find it cold in memory
     ids: list[Any] = field(default_factory=list)
     parents: list[Any] = field(default_factory=list)
     kinds: list[Any] = field(default_factory=list)
+    #: whether each record is a message entry holding an assistant message
+    assistant: bytearray = field(default_factory=bytearray)
+    #: with ``lazy``: where each record's line starts and ends in the bytes (records of the
+    #: :data:`~pi_lsp.session.entry_store.LAZY_KINDS` are None, to be read again from there)
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    ends: array[int] = field(default_factory=lambda: array("q"))
     findings: list[Finding] = field(default_factory=list)
     ends_with_newline: bool = True
     torn_last_line: bool = False
@@ -89,12 +100,14 @@ def _decode_line(raw: bytes) -> tuple[str, bool]:
         return raw.decode("utf-8", "replace"), False
 
 
-def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
+def parse_session_bytes(path: str, data: bytes, *, lazy: bool = False) -> ParsedLines:
     """Parse the bytes of a session file (``path`` only labels the findings).
 
     The result is what decoding the whole file, trimming it, splitting it on ``\n`` and parsing
     each non-blank line gives; the lines are cut, decoded and parsed one at a time instead, each
     one dropped once parsed, so neither the whole text nor a second copy of the bytes exists.
+    With ``lazy`` the records of message and custom entries after the first record are not
+    kept (None): their ids, types and line spans are, for :func:`parse_session_line` later.
     """
     result = ParsedLines(path, ends_with_newline=not data or data.endswith(b"\n"))
     size = len(data)
@@ -117,6 +130,7 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
     record_lines = result.lines
     findings = result.findings
     ids, parents, kinds = result.ids, result.parents, result.kinds
+    assistant, starts, ends = result.assistant, result.starts, result.ends
     first: int | None = None
     first_bad: int | None = None
     torn_index = count - 1 if not result.ends_with_newline else -1
@@ -127,6 +141,7 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
         if end < 0:
             end = size
         raw = data[position:end]
+        line_start = position
         position = end + 1
         try:
             line = raw.decode("utf-8")
@@ -175,11 +190,23 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
                 )
             )
             continue
-        records.append(value)
+        kind = value.get("type")
+        is_assistant = False
+        if kind == "message":
+            body = value.get("message")
+            is_assistant = isinstance(body, dict) and body.get("role") == "assistant"
         record_lines.append(index)
         ids.append(value.get("id"))
         parents.append(value.get("parentId"))
-        kinds.append(value.get("type"))
+        kinds.append(kind)
+        assistant.append(is_assistant)
+        if lazy:
+            starts.append(line_start)
+            ends.append(end)
+            if kind in LAZY_KINDS and records:
+                records.append(None)
+                continue
+        records.append(value)
     if first_bad is not None:
         findings.insert(
             0,
@@ -193,5 +220,72 @@ def parse_session_bytes(path: str, data: bytes) -> ParsedLines:
     return result
 
 
+def parse_session_line(raw: bytes) -> Any:
+    """A line's bytes, cut as :func:`parse_session_bytes` cut them, parsed as it parsed them."""
+    text = _decode_line(raw)[0]
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return parse_json(text.strip(JS_WHITESPACE))
+
+
 def _warning(path: str, line: int, rule: str, message: str) -> Finding:
     return Finding(SourceRange.line(path, line), "warning", rule, message)
+
+
+class LineReader:
+    r"""Reads records of a loaded file again, from the file it was loaded from.
+
+    Holds its own read-only descriptor of the file (the same inode the bytes came from: a
+    file replaced by a rename later does not change what is read), closed when the reader is
+    garbage-collected or closed. Each record is checked against the ``id`` the load
+    saw; a file rewritten in place since gives a :class:`SessionFileError` naming the line.
+    """
+
+    __slots__ = ("__weakref__", "_ends", "_fd", "_finalizer", "_ids", "_lines", "_starts", "path")
+
+    def __init__(
+        self,
+        path: str,
+        fd: int,
+        starts: array[int],
+        ends: array[int],
+        lines: Sequence[int],
+        ids: Sequence[Any],
+    ) -> None:
+        """``fd`` becomes the reader's; record ``i`` is ``starts[i]:ends[i]`` of the file,
+        0-based line ``lines[i]``, with ``id`` ``ids[i]``."""
+        self.path = path
+        self._fd: int | None = fd
+        self._starts = starts
+        self._ends = ends
+        self._lines = array("q", lines)
+        self._ids = ids
+        self._finalizer = weakref.finalize(self, os.close, fd)
+
+    def read(self, record: int) -> dict[str, Any]:
+        """Record ``record`` parsed again (a fresh dict)."""
+        line = self._lines[record]
+        if self._fd is None:
+            raise SessionFileError(self.path, f"line {line + 1}: the session file was closed")
+        start = self._starts[record]
+        length = self._ends[record] - start
+        try:
+            raw = os.pread(self._fd, length, start)
+            value = parse_session_line(raw) if len(raw) == length else None
+        except OSError as error:
+            raise SessionFileError(
+                self.path, f"line {line + 1}: cannot read the session file again: {error}"
+            ) from None
+        except JsonParseError:
+            value = None
+        if not isinstance(value, dict) or value.get("id") != self._ids[record]:
+            raise SessionFileError(
+                self.path,
+                f"line {line + 1} changed on disk since the session was loaded "
+                "(the file was rewritten in place); load the session again",
+            )
+        return value
+
+    def close(self) -> None:
+        self._fd = None
+        self._finalizer()

@@ -32,6 +32,7 @@ Where pi-lsp differs from Pi on purpose:
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
@@ -64,15 +65,16 @@ from pi_lsp.session.entries import (
     session_file_name,
     validate_session_id,
 )
+from pi_lsp.session.entry_store import EntryPath, IndexedEntries
 from pi_lsp.session.errors import (
     EntryNotFoundError,
     NotASessionError,
     SessionFileError,
     SessionReadOnlyError,
 )
-from pi_lsp.session.lines import ParsedLines, gc_paused, parse_session_bytes
-from pi_lsp.session.migration import migrate_records
-from pi_lsp.session.tree import IndexedEntries, TreeNode, children, get_tree, labels_by_target
+from pi_lsp.session.lines import LineReader, ParsedLines, gc_paused, parse_session_bytes
+from pi_lsp.session.migration import migrate_records, session_version
+from pi_lsp.session.tree import TreeNode, get_tree, labels_by_target
 
 __all__ = [
     "HEADER_SCAN_LIMIT",
@@ -86,6 +88,10 @@ Mode = Literal["write", "read", "memory"]
 
 #: How much of a file "continue most recent" reads to find its header (spec §8.1).
 HEADER_SCAN_LIMIT = 1 << 20
+
+#: From this size on, a current-version file keeps the message and custom entries outside the
+#: leaf's context in the file (read again when asked for) instead of in memory.
+LAZY_MIN_BYTES = 1 << 20
 
 
 def serialize_records(records: Iterable[Mapping[str, Any]]) -> bytes:
@@ -106,7 +112,7 @@ class SessionFile:
     def __init__(
         self,
         header: Entry,
-        entries: list[Entry],
+        entries: Sequence[Entry | None],
         *,
         path: str | None,
         cwd: str,
@@ -114,12 +120,17 @@ class SessionFile:
         writer: LockedSessionFile | None = None,
         findings: Sequence[Finding] = (),
         migrated_from: int | float | None = None,
-        keys: tuple[list[Any], list[Any], list[Any]] | None = None,
+        keys: tuple[Sequence[Any], Sequence[Any], Sequence[Any], Sequence[int]] | None = None,
+        reader: LineReader | None = None,
     ) -> None:
-        """``keys``: the ``id``, ``parentId`` and ``type`` of each entry, as a load read them
-        while parsing (the entries are not read again for them)."""
+        """``keys``: the ``id``, ``parentId``, ``type`` and assistant flag of each entry, as a
+        load read them while parsing; ``reader``: reads the entries that are None again from
+        the file (then only the leaf's context among them is kept in memory)."""
         self._header = header
-        self._entries = IndexedEntries(entries, keys=keys[:2] if keys is not None else None)
+        self._reader = reader
+        self._entries = IndexedEntries(
+            entries, keys=keys, loader=reader.read if reader is not None else None
+        )
         self._path = path
         self._cwd = cwd
         self._mode: Mode = mode
@@ -127,17 +138,14 @@ class SessionFile:
         self._findings = list(findings)
         self._migrated_from = migrated_from
         self._closed = False
-        self._by_id: dict[str, Entry] = self._entries.by_id
-        if keys is not None:
-            kinds = keys[2]
-            self._labels = labels_by_target(
-                entry for entry, kind in zip(entries, kinds, strict=True) if kind == TYPE_LABEL
-            )
-        else:
-            self._labels = labels_by_target(entries)
-        self._has_assistant = any(is_assistant_message(entry) for entry in entries)
-        last_id = entries[-1].get("id") if entries else None
+        self._by_id: Mapping[str, Entry] = self._entries.by_id
+        store = self._entries
+        self._labels = labels_by_target(store[at] for at in store.positions_of_kind(TYPE_LABEL))
+        self._has_assistant = store.has_assistant()
+        last_id = store.entry_id(len(store) - 1) if store else None
         self._leaf_id: str | None = last_id if isinstance(last_id, str) else None
+        if reader is not None and self._leaf_id is not None:
+            store.retain(_context_positions(store, store.positions[self._leaf_id]))
 
     # -- building -----------------------------------------------------------------------------
 
@@ -220,7 +228,8 @@ class SessionFile:
             return cls(header, [], path=file_path, cwd=new_cwd, mode="write")
         writer, data = LockedSessionFile.open_existing(file_path)
         try:
-            return cls._from_bytes(file_path, data, cwd=cwd, writer=writer)
+            fd = writer.open_for_reading() if len(data) >= LAZY_MIN_BYTES else None
+            return cls._from_bytes(file_path, data, cwd=cwd, writer=writer, fd=fd)
         except BaseException:
             writer.close()
             raise
@@ -234,13 +243,19 @@ class SessionFile:
         """
         file_path = os.fspath(path)
         try:
-            with open(file_path, "rb") as handle:
-                data = handle.read()
+            fd = os.open(file_path, os.O_RDONLY | os.O_CLOEXEC)
         except OSError as error:
             raise SessionFileError(
                 file_path, f"cannot read the session file: {error.strerror or error}"
             ) from None
-        return cls._from_bytes(file_path, data, cwd=None, writer=None)
+        try:
+            data = LockedSessionFile.read_fd(fd)
+        except OSError as error:
+            os.close(fd)
+            raise SessionFileError(
+                file_path, f"cannot read the session file: {error.strerror or error}"
+            ) from None
+        return cls._from_bytes(file_path, data, cwd=None, writer=None, fd=fd)
 
     @classmethod
     def continue_recent(
@@ -299,18 +314,42 @@ class SessionFile:
 
     @classmethod
     def _from_bytes(
-        cls, path: str, data: bytes, *, cwd: str | None, writer: LockedSessionFile | None
+        cls,
+        path: str,
+        data: bytes,
+        *,
+        cwd: str | None,
+        writer: LockedSessionFile | None,
+        fd: int | None = None,
     ) -> SessionFile:
-        # A large file makes millions of acyclic containers; the cyclic GC is off meanwhile.
-        with gc_paused():
-            return cls._load_bytes(path, data, cwd=cwd, writer=writer)
+        """``fd``: a read-only descriptor of the file the bytes came from, which the session
+        takes (closed here unless the session keeps entries in the file)."""
+        reader: list[LineReader] = []
+        try:
+            # A large file makes millions of acyclic containers; the cyclic GC is off meanwhile.
+            with gc_paused():
+                return cls._load_bytes(path, data, cwd=cwd, writer=writer, fd=fd, reader=reader)
+        finally:
+            if fd is not None and not reader:
+                os.close(fd)
 
     @classmethod
     def _load_bytes(
-        cls, path: str, data: bytes, *, cwd: str | None, writer: LockedSessionFile | None
+        cls,
+        path: str,
+        data: bytes,
+        *,
+        cwd: str | None,
+        writer: LockedSessionFile | None,
+        fd: int | None,
+        reader: list[LineReader],
     ) -> SessionFile:
         mode: Mode = "write" if writer is not None else "read"
-        parsed = parse_session_bytes(path, data)
+        lazy = fd is not None and len(data) >= LAZY_MIN_BYTES
+        parsed = parse_session_bytes(path, data, lazy=lazy)
+        if lazy and _needs_migration(parsed):  # a migration changes every record: keep them
+            lazy = False
+            parsed = parse_session_bytes(path, data)
         findings: list[Finding] = list(parsed.findings)
         if not data:
             session_cwd = resolve_path(cwd if cwd is not None else os.getcwd())
@@ -329,9 +368,9 @@ class SessionFile:
             return cls(
                 header, [], path=path, cwd=session_cwd, mode=mode, writer=writer, findings=findings
             )
-        _require_header(path, parsed)
-        records = parsed.records
-        report = migrate_records(records)
+        header = _require_header(path, parsed)
+        # a lazy parse is of a current-version file: the migration only looks at the header
+        report = migrate_records([header] if lazy else _all_kept(parsed.records))
         for note in report.notes:
             findings.append(
                 Finding(
@@ -356,24 +395,32 @@ class SessionFile:
                 writer.replace(_rewritten_bytes(data, parsed))
         elif writer is not None and not parsed.ends_with_newline:
             writer.append(b"\n")
+        records = parsed.records
         if report.changed:  # ids and parents may be new
-            parsed.ids = [record.get("id") for record in records]
-            parsed.parents = [record.get("parentId") for record in records]
-            parsed.kinds = [record.get("type") for record in records]
-        header = records[0]
-        entries: list[Entry] = []
+            migrated = _all_kept(records)
+            parsed.ids = [record.get("id") for record in migrated]
+            parsed.parents = [record.get("parentId") for record in migrated]
+            parsed.kinds = [record.get("type") for record in migrated]
+            parsed.assistant = bytearray(1 if is_assistant_message(r) else 0 for r in migrated)
+        entries: list[Entry | None] = []
         entry_lines: list[int] = []
         entry_ids: list[Any] = []
         entry_parents: list[Any] = []
         entry_kinds: list[Any] = []
-        for record, line, entry_id, parent, kind in zip(
-            records[1:],
-            parsed.lines[1:],
-            parsed.ids[1:],
-            parsed.parents[1:],
-            parsed.kinds[1:],
-            strict=True,
+        entry_assistant = bytearray()
+        kept_records: list[int] = []
+        for at, (record, line, entry_id, parent, kind) in enumerate(
+            zip(
+                records,
+                parsed.lines,
+                parsed.ids,
+                parsed.parents,
+                parsed.kinds,
+                strict=True,
+            )
         ):
+            if at == 0:
+                continue
             if kind == TYPE_SESSION:
                 findings.append(
                     Finding(
@@ -389,7 +436,21 @@ class SessionFile:
             entry_ids.append(entry_id)
             entry_parents.append(parent)
             entry_kinds.append(kind)
+            entry_assistant.append(parsed.assistant[at])
+            kept_records.append(at)
         findings.extend(_structure_findings(path, entry_ids, entry_parents, entry_lines))
+        if lazy:
+            assert fd is not None
+            reader.append(
+                LineReader(
+                    path,
+                    fd,
+                    array("q", (parsed.starts[at] for at in kept_records)),
+                    array("q", (parsed.ends[at] for at in kept_records)),
+                    entry_lines,
+                    entry_ids,
+                )
+            )
         header_cwd = header.get("cwd")
         if cwd is not None:
             session_cwd = resolve_path(cwd)
@@ -406,7 +467,8 @@ class SessionFile:
             writer=writer,
             findings=findings,
             migrated_from=report.from_version if report.changed else None,
-            keys=(entry_ids, entry_parents, entry_kinds),
+            keys=(entry_ids, entry_parents, entry_kinds, entry_assistant),
+            reader=reader[0] if reader else None,
         )
 
     # -- what it holds ------------------------------------------------------------------------
@@ -464,11 +526,11 @@ class SessionFile:
     @property
     def session_name(self) -> str | None:
         """The name from the latest ``session_info`` entry (``None`` if none or cleared)."""
-        for entry in reversed(self._entries):
-            if entry.get("type") == TYPE_SESSION_INFO:
-                name = entry.get("name")
-                return name if isinstance(name, str) and name else None
-        return None
+        named = self._entries.positions_of_kind(TYPE_SESSION_INFO)
+        if not named:
+            return None
+        name = self._entries[named[-1]].get("name")
+        return name if isinstance(name, str) and name else None
 
     def get_entry(self, entry_id: str) -> Entry | None:
         return self._by_id.get(entry_id)
@@ -480,11 +542,27 @@ class SessionFile:
         return self._by_id.get(self._leaf_id) if self._leaf_id is not None else None
 
     def get_children(self, parent_id: str | None) -> list[Entry]:
-        return children(self._entries, parent_id)
+        return [self._entries[at] for at in self._entries.children_positions(parent_id)]
 
-    def get_branch(self, from_id: str | None = None) -> list[Entry]:
-        """Root-first path to ``from_id`` (default: the leaf)."""
+    def get_branch(self, from_id: str | None = None) -> EntryPath | list[Entry]:
+        """Root-first path to ``from_id`` (default: the leaf); entries kept in the file are
+        read when the path is indexed or iterated."""
         return self._entries.branch(from_id if from_id is not None else self._leaf_id)
+
+    def entry_types(self) -> list[Any]:
+        """The type of every entry in file order, without reading their bodies."""
+        store = self._entries
+        return [store.kind(at) for at in range(len(store))]
+
+    def get_branch_ids(self, from_id: str | None = None) -> list[Any]:
+        """The ids of :meth:`get_branch`'s entries, without reading their bodies."""
+        path = self.get_branch(from_id)
+        return path.ids() if isinstance(path, EntryPath) else [e.get("id") for e in path]
+
+    def get_branch_types(self, from_id: str | None = None) -> list[Any]:
+        """The types of :meth:`get_branch`'s entries, without reading their bodies."""
+        path = self.get_branch(from_id)
+        return path.kinds() if isinstance(path, EntryPath) else [e.get("type") for e in path]
 
     def get_tree(self) -> list[TreeNode]:
         return get_tree(self._entries)
@@ -747,10 +825,17 @@ def _session_folder(cwd: str, agent_dir: str | None, session_dir: str | None) ->
     return default_session_dir(cwd, agent_dir if agent_dir is not None else resolve_agent_dir())
 
 
-def _require_header(path: str, parsed: ParsedLines) -> None:
-    if not parsed.records:
+def _all_kept(records: list[Entry | None]) -> list[Entry]:
+    """``records`` of a parse that kept every one (not lazy)."""
+    assert all(record is not None for record in records)
+    return records  # type: ignore[return-value]
+
+
+def _require_header(path: str, parsed: ParsedLines) -> Entry:
+    """The header record; raises when the file does not start with one."""
+    first = parsed.records[0] if parsed.records else None
+    if first is None:
         raise NotASessionError(path, "not a Pi session file: it holds no JSON object lines", line=1)
-    first = parsed.records[0]
     line = parsed.lines[0] + 1
     if first.get("type") != TYPE_SESSION:
         kind = first.get("type")
@@ -764,6 +849,7 @@ def _require_header(path: str, parsed: ParsedLines) -> None:
         raise NotASessionError(
             path, "not a Pi session file: the session header has no string id", line=line
         )
+    return first
 
 
 def _rewritten_bytes(data: bytes, parsed: ParsedLines) -> bytes:
@@ -880,3 +966,37 @@ def find_most_recent_session(session_dir: str, *, cwd: str | None = None) -> str
         if best is None or key > best:
             best = key
     return os.path.join(session_dir, best[1]) if best is not None else None
+
+
+def _needs_migration(parsed: ParsedLines) -> bool:
+    header = parsed.records[0] if parsed.records else None
+    if header is None:
+        return False
+    version = session_version(header)
+    return version is not None and version < CURRENT_SESSION_VERSION
+
+
+def _context_positions(store: IndexedEntries, leaf: int) -> list[int]:
+    """Positions of the entries the context at ``leaf`` holds (as
+    :func:`~pi_lsp.session.context.build_session_context` lays it out): the path back to the
+    latest compaction and, before it, back to its first kept entry when that is on the path."""
+    parents = store.parent_links()
+    tail: list[int] = []
+    kept: list[int] = []
+    seen: set[int] = set()
+    first_kept: Any = None
+    compaction_found = False
+    position = leaf
+    while position >= 0 and position not in seen:
+        seen.add(position)
+        if compaction_found:
+            kept.append(position)
+            if store.entry_id(position) == first_kept:
+                return tail + kept
+        else:
+            tail.append(position)
+            if store.kind(position) == TYPE_COMPACTION:
+                compaction_found = True
+                first_kept = store[position].get("firstKeptEntryId")
+        position = parents[position]
+    return tail

@@ -12,7 +12,7 @@ the walk stops at the first entry it has already seen: a self-parent is a root, 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -20,7 +20,6 @@ from pi_lsp.session.timestamps import parse_timestamp_ms
 
 __all__ = [
     "EntryT",
-    "IndexedEntries",
     "TreeNode",
     "branch",
     "children",
@@ -79,121 +78,6 @@ def branch(by_id: Mapping[str, EntryT], leaf_id: str | None) -> list[EntryT]:
         current_id = _parent_of(entry)
     path.reverse()
     return path
-
-
-class IndexedEntries(list[dict[str, Any]]):
-    """A session's entries in file order, with their index by id kept alongside.
-
-    :class:`~pi_lsp.session.session_file.SessionFile` holds its entries in one and adds to it
-    only through :meth:`add`; everyone else reads it as the plain list it is. ``by_id`` is
-    ``index_entries(self)`` (later entries win), kept up to date by :meth:`add`;
-    :func:`~pi_lsp.session.context.build_session_context` uses it instead of indexing again.
-    Changing the list any other way leaves ``by_id`` and the parent links stale.
-    """
-
-    __slots__ = ("_dangling", "_parents", "_positions", "by_id")
-
-    def __init__(
-        self,
-        entries: Iterable[dict[str, Any]] = (),
-        *,
-        keys: tuple[Sequence[Any], Sequence[Any]] | None = None,
-    ) -> None:
-        """``keys``: each entry's ``id`` and ``parentId`` (None when absent), when the caller
-        has them at hand; the index and parent links are then built without reading the
-        entries again."""
-        super().__init__(entries)
-        #: parent position of each entry (-1: a root), built on the first branch walk
-        self._parents: list[int] | None = None
-        self._positions: dict[str, int] = {}
-        #: parent ids that are no entry's id (yet)
-        self._dangling: set[str] = set()
-        if keys is None:
-            self.by_id: dict[str, dict[str, Any]] = index_entries(self)
-            return
-        ids, parent_ids = keys
-        self.by_id = {
-            key: entry for key, entry in zip(ids, self, strict=True) if isinstance(key, str)
-        }
-        self._build_links(ids, parent_ids)
-
-    def add(self, entry: dict[str, Any]) -> None:
-        """Append ``entry`` and index it."""
-        entry_id = entry.get("id")
-        position = len(self)
-        self.append(entry)
-        if not isinstance(entry_id, str):
-            if self._parents is not None:
-                self._parents.append(self._parent_position(entry))
-            return
-        known = entry_id in self.by_id
-        self.by_id[entry_id] = entry
-        if self._parents is None:
-            return
-        if known or entry_id in self._dangling:
-            # links to the earlier holder of this id, or to a parent that was missing until
-            # now, lead here: build them again
-            self._parents = None
-            return
-        self._positions[entry_id] = position
-        self._parents.append(self._parent_position(entry))
-
-    def _parent_position(self, entry: Mapping[str, Any]) -> int:
-        parent = _parent_of(entry)
-        if parent is None:
-            return -1
-        position = self._positions.get(parent)
-        if position is None:
-            self._dangling.add(parent)
-            return -1
-        return position
-
-    def _links(self) -> list[int]:
-        if self._parents is None:
-            self._build_links(
-                [entry.get("id") for entry in self], [entry.get("parentId") for entry in self]
-            )
-            assert self._parents is not None
-        return self._parents
-
-    def _build_links(self, ids: Sequence[Any], parent_ids: Sequence[Any]) -> None:
-        # later entries win, as in by_id
-        positions = {key: at for at, key in enumerate(ids) if isinstance(key, str)}
-        find = positions.get
-        parents: list[int] = []
-        dangling: set[str] = set()
-        for key, parent in zip(ids, parent_ids, strict=True):
-            if not isinstance(parent, str) or parent == key:
-                parents.append(-1)
-                continue
-            position = find(parent)
-            if position is None:
-                dangling.add(parent)
-                parents.append(-1)
-            else:
-                parents.append(position)
-        self._positions = positions
-        self._dangling = dangling
-        self._parents = parents
-
-    def branch(self, leaf_id: str | None) -> list[dict[str, Any]]:
-        """``branch(self.by_id, leaf_id)``, walking parent positions instead of ids."""
-        if leaf_id is None or leaf_id not in self.by_id:
-            return []
-        parents = self._links()
-        position = self._positions.get(leaf_id)
-        if position is None:
-            return branch(self.by_id, leaf_id)
-        walked: list[int] = []
-        step = walked.append
-        limit = len(parents)
-        while position >= 0:
-            step(position)
-            position = parents[position]
-            if len(walked) > limit:  # a parentId cycle: the walk that stops at it
-                return branch(self.by_id, leaf_id)
-        walked.reverse()
-        return [self[position] for position in walked]
 
 
 def children(entries: Iterable[EntryT], parent_id: str | None) -> list[EntryT]:

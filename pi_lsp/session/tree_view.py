@@ -274,9 +274,7 @@ def _brief(entry: Entry, session: SessionFile, active: set[str]) -> EntryBrief:
 
 def build_tree_view(session: SessionFile) -> TreeView:
     """The tree of ``session`` as segments, with the leaf and active path marked."""
-    active = {
-        entry_id for entry in session.get_branch() if isinstance(entry_id := entry.get("id"), str)
-    }
+    active = {entry_id for entry_id in session.get_branch_ids() if isinstance(entry_id, str)}
     roots: list[Segment] = []
     pending: list[tuple[Segment, TreeNode]] = []
     for node in session.get_tree():
@@ -295,9 +293,8 @@ def build_tree_view(session: SessionFile) -> TreeView:
             segment.children.append(child_segment)
             pending.append((child_segment, child))
     counts: dict[str, int] = {}
-    for entry in session.entries:
-        kind = str(entry.get("type"))
-        counts[kind] = counts.get(kind, 0) + 1
+    for kind in session.entry_types():
+        counts[str(kind)] = counts.get(str(kind), 0) + 1
     parent = session.header.get("parentSession")
     return TreeView(
         path=session.path,

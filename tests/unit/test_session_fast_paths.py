@@ -23,7 +23,8 @@ from pi_lsp.session.errors import NotASessionError
 from pi_lsp.session.lines import ParsedLines, gc_paused, parse_session_bytes
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tokens import _stringified_length
-from pi_lsp.session.tree import IndexedEntries, branch, index_entries
+from pi_lsp.session.entry_store import IndexedEntries
+from pi_lsp.session.tree import branch, index_entries
 from pi_lsp.tools.truncation import utf16_len
 
 # ---------------------------------------------------------------------------------------------
