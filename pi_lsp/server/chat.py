@@ -13,7 +13,8 @@ remaining events go out, and the request is answered with ``RequestCancelled``.
 
 Also here: ``pi/session/tree`` (the tree view of ``pi-lsp session tree --json``),
 ``pi/session/navigate`` (move the leaf, optionally leaving a branch summary),
-``pi/session/compact`` (manual compaction), ``pi/session/close``, ``pi/models`` and
+``pi/session/compact`` (manual compaction; its ``dryRun`` preview and the other read-only
+views are in :mod:`pi_lsp.server.session_views`), ``pi/session/close``, ``pi/models`` and
 ``pi/model/select``. The protocol is described in ``docs/protocol.md``.
 """
 
@@ -522,6 +523,10 @@ class ChatSessions:
     async def compact(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         raw = _params(params, COMPACT)
         instructions = _string(raw, "customInstructions", COMPACT)
+        if _flag(raw, "dryRun", COMPACT):  # a preview: nothing summarised, locked or written
+            from pi_lsp.server.session_views import compact_dry_run
+
+            return compact_dry_run(ls, self, raw)
         held = self.get(ls, raw, COMPACT, create=False)
         if held.busy:  # Pi's /compact stops the running answer first
             await held.agent.abort()
@@ -598,29 +603,36 @@ class ChatSessions:
             "summaryEntry": dict(summary) if summary is not None else None,
         }
 
-    def tree(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = _params(params, TREE)
-        session_id = _string(raw, "session", TREE)
-        file = _string(raw, "file", TREE)
+    def locate(
+        self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str
+    ) -> ChatSession | SessionFile:
+        """The session ``raw`` names (``session`` id or ``file``): the one the server holds,
+        else its file read (not locked, never written)."""
+        session_id = _string(raw, "session", method)
+        file = _string(raw, "file", method)
         held = self.sessions.get(session_id) if session_id is not None else None
         if held is None and file is not None:
             held = self.held_by_path(_path(ls, file))
         if held is not None:
-            return tree_view_json(build_tree_view(held.session))
+            return held
         if file is None and session_id is not None:
-            cwd_param = _string(raw, "cwd", TREE)
+            cwd_param = _string(raw, "cwd", method)
             cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
             file = self.find_file(session_id, self._folders(ls, raw, cwd))
             if file is None:
-                raise JsonRpcInvalidParams(f"{TREE}: no session {session_id!r}; give its 'file'")
+                raise JsonRpcInvalidParams(f"{method}: no session {session_id!r}; give its 'file'")
         if file is None:
-            raise JsonRpcInvalidParams(f"{TREE}: give 'session' (an id) or 'file'")
+            raise JsonRpcInvalidParams(f"{method}: give 'session' (an id) or 'file'")
         try:
-            session = SessionFile.read(_path(ls, file))  # not held: read, never locked
+            return SessionFile.read(_path(ls, file))
         except NotASessionError as error:
-            raise JsonRpcInvalidParams(f"{TREE}: {error}") from error
+            raise JsonRpcInvalidParams(f"{method}: {error}") from error
         except SessionFileError as error:
-            raise failed(f"{TREE}: {error}", {"path": error.path}) from error
+            raise failed(f"{method}: {error}", {"path": error.path}) from error
+
+    def tree(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        found = self.locate(ls, _params(params, TREE), TREE)
+        session = found.session if isinstance(found, ChatSession) else found
         return tree_view_json(build_tree_view(session))
 
     async def close(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
@@ -810,8 +822,13 @@ async def stop_all(server: PiLanguageServer, timeout: float = ABORT_GRACE + 1) -
         await sessions.stop(timeout)
 
 
+def sessions_of(server: PiLanguageServer) -> ChatSessions:
+    """The sessions ``server`` holds (for the other session requests)."""
+    return _SESSIONS.setdefault(server, ChatSessions())
+
+
 def register(server: PiLanguageServer) -> None:
-    sessions = _SESSIONS.setdefault(server, ChatSessions())
+    sessions = sessions_of(server)
 
     @server.feature(CHAT)
     async def chat(ls: PiLanguageServer, params: Any) -> dict[str, Any]:

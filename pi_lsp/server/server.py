@@ -18,6 +18,7 @@ from pi_lsp.server import (
     navigation,
     prompt_requests,
     run_tool,
+    session_views,
     status,
     trust_requests,
     watching,
@@ -40,6 +41,7 @@ FEATURES = (
     prompt_requests,
     run_tool,
     chat,
+    session_views,
     status,
 )
 
