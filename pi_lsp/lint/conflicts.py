@@ -15,7 +15,9 @@
   four words) in two loaded files; reported on each later copy, pointing at the first.
 
 Each later instruction is reported once per dimension it contradicts, so a file that repeats
-``npm`` in ten commands does not produce ten findings for one ``use pnpm``.
+``npm`` in ten commands does not produce ten findings for one ``use pnpm``, and once per
+earlier instruction: "never use tabs" after "always use tabs" is one choice conflict, not
+also a never/always one.
 """
 
 from __future__ import annotations
@@ -138,6 +140,8 @@ def _place(chain: Sequence[tuple[str, str]]) -> list[_Placed]:
 
 def _conflicts(placed: list[_Placed]) -> list[Finding]:
     findings: list[Finding] = []
+    #: (later, earlier) pairs already reported: one finding per pair, not one per detector
+    paired: set[tuple[int, int]] = set()
     with_choices = [p for p in placed if p.instruction.choices]
     for index, later in enumerate(with_choices):
         reported: set[str] = set()
@@ -152,6 +156,7 @@ def _conflicts(placed: list[_Placed]) -> list[Finding]:
                 if old is not None:
                     findings.append(_choice_finding(later, earlier, new, old))
                     reported.add(new.dimension)
+                    paired.add((later.order, earlier.order))
                     break
     by_action: dict[str, list[_Placed]] = {}
     for item in placed:
@@ -161,7 +166,7 @@ def _conflicts(placed: list[_Placed]) -> list[Finding]:
             earlier_match = next(
                 (e for e in items[:index] if _opposed(e.instruction, later.instruction)), None
             )
-            if earlier_match is not None:
+            if earlier_match is not None and (later.order, earlier_match.order) not in paired:
                 findings.append(_polarity_finding(later, earlier_match))
     return findings
 

@@ -104,3 +104,19 @@ def test_short_or_same_file_repeats_are_not_duplicates() -> None:
 def test_empty_chain() -> None:
     assert find_conflicts([]) == []
     assert find_conflicts([("/a/AGENTS.md", "")]) == []
+
+
+def test_one_finding_when_a_choice_and_its_polarity_both_contradict() -> None:
+    # "never use tabs" after "always use tabs": an indentation choice and a never/always pair
+    # at once; the reader gets one warning for the pair of lines, not two
+    findings = find_conflicts(
+        [
+            ("/w/AGENTS.md", "# Style\n\n- Always use tabs for indentation.\n"),
+            ("/w/sub/AGENTS.md", "# Style\n\n- Never use tabs for indentation.\n"),
+        ]
+    )
+    conflicts = [f for f in findings if f.rule == CONFLICT]
+    assert len(conflicts) == 1, [f.message for f in conflicts]
+    assert conflicts[0].where.path == "/w/sub/AGENTS.md"
+    assert conflicts[0].where.start_line == 2
+    assert conflicts[0].related[0].where.path == "/w/AGENTS.md"
