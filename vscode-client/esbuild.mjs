@@ -1,26 +1,51 @@
-// Bundle src/extension.ts and vscode-languageclient into dist/extension.js (CommonJS, Node).
-// `--production` minifies without sourcemaps; `--watch` rebuilds on change.
+// Three outputs: src/extension.ts (with vscode-languageclient) into dist/extension.js (CommonJS,
+// Node); the chat view's page script webview/main.ts (markdown-it, DOMPurify, highlight.js) into
+// dist/webview.js (an IIFE for the browser); its style sheet webview/chat.css into dist/chat.css.
+// The chat page loads only from dist/. `--production` minifies without sourcemaps; `--watch`
+// rebuilds on change.
 import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
 const watch = process.argv.includes("--watch");
 
-const options = {
-  entryPoints: ["src/extension.ts"],
-  outfile: "dist/extension.js",
+const common = {
   bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  external: ["vscode"],
   sourcemap: !production,
   minify: production,
   logLevel: "warning",
 };
 
+const builds = [
+  {
+    ...common,
+    entryPoints: ["src/extension.ts"],
+    outfile: "dist/extension.js",
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: ["vscode"],
+  },
+  {
+    ...common,
+    entryPoints: ["webview/main.ts"],
+    outfile: "dist/webview.js",
+    platform: "browser",
+    format: "iife",
+    target: "chrome120",
+  },
+  {
+    ...common,
+    entryPoints: ["webview/chat.css"],
+    outfile: "dist/chat.css",
+    sourcemap: false,
+  },
+];
+
 if (watch) {
-  const context = await esbuild.context(options);
-  await context.watch();
+  for (const options of builds) {
+    const context = await esbuild.context(options);
+    await context.watch();
+  }
 } else {
-  await esbuild.build(options);
+  await Promise.all(builds.map((options) => esbuild.build(options)));
 }

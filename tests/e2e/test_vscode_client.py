@@ -1,9 +1,10 @@
 """The VS Code extension's own checks, run from the project's single test command.
 
-In ``vscode-client/``: ``npm ci`` when ``node_modules`` is missing, then ``npm run build``
-(the bundle ``dist/extension.js``) and ``npm test`` (vitest with a stand-in ``vscode``
-module). ``PI_LSP_PYTHON`` tells the extension's tests which interpreter runs the server
-(its integration test talks to ``python -m pi_lsp serve`` as the extension would).
+In ``vscode-client/``: ``npm ci`` when ``node_modules`` is missing, then ``npm run typecheck``
+(host and webview), ``npm run build`` (``dist/extension.js`` and the webview bundle) and
+``npm test`` (vitest with a stand-in ``vscode`` module). ``PI_LSP_PYTHON`` tells the
+extension's tests which interpreter runs the server (its integration tests talk to
+``python -m pi_lsp serve`` as the extension would).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def test_extension_builds_and_its_tests_pass() -> None:
     if not (CLIENT / "node_modules").is_dir():
         install = "ci" if (CLIENT / "package-lock.json").is_file() else "install"
         check(npm(install, "--no-audit", "--no-fund", timeout=INSTALL_TIMEOUT))
+    check(npm("run", "typecheck"))  # esbuild strips types without checking them
     check(npm("run", "build"))
     assert (CLIENT / "dist" / "extension.js").is_file()
     tests = npm("test")

@@ -1,10 +1,14 @@
 /** Entry point: wire the client, the status item, the prompt documents, tool streams and the commands. */
+import { ActiveSessionTracker } from "./activeSession";
+import { registerChatView } from "./chat/view";
 import { PiClient } from "./client";
 import { refreshPrompts, registerCommands } from "./commands";
 import { PROMPT_SCHEME, PromptDocuments } from "./promptDocument";
+import { registerSessionTree } from "./sessionTree";
 import { RESTART_KEYS } from "./settings";
 import { StatusItem, type ServerState } from "./status";
 import { registerToolCommand } from "./toolCommand";
+import { registerToolPanelCommand, TOOL_SCHEME, ToolPanels } from "./toolPanels";
 import { ToolStreams } from "./toolRun";
 import {
   createOutputChannel,
@@ -14,7 +18,9 @@ import {
   registerTextDocumentContentProvider,
   SECTION,
   showErrorMessage,
+  type CancellationToken,
   type Disposable,
+  type Uri,
 } from "./vscodeapi";
 
 let client: PiClient | undefined;
@@ -22,11 +28,18 @@ let client: PiClient | undefined;
 /** How long after a `pi/systemPromptChanged` the status is asked again (bursts become one). */
 const STATUS_REFRESH_MS = 250;
 
-export async function activate(context: { subscriptions: Disposable[] }): Promise<void> {
+export async function activate(context: { subscriptions: Disposable[]; extensionUri: Uri }): Promise<void> {
   const output = createOutputChannel("pi-lsp");
   const status = new StatusItem();
   const prompts = new PromptDocuments();
   const streams = new ToolStreams();
+  /** The chat session shown: one tracker shared by the chat view, the session tree and the tool panels. */
+  const activeSession = new ActiveSessionTracker();
+  /** Server requests of the tool panels and the session tree (refused while the server is down). */
+  const request = <R>(method: string, params: object, token?: CancellationToken): Promise<R> =>
+    client ? client.request<R>(method, params, token) : Promise.reject(new Error("the pi-lsp server is not running"));
+  const toolPanels = new ToolPanels(request);
+  let chat: ReturnType<typeof registerChatView> | undefined;
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   const refreshStatus = () => {
@@ -43,18 +56,27 @@ export async function activate(context: { subscriptions: Disposable[] }): Promis
 
   const onState = (state: ServerState, error?: string) => {
     status.show(state, undefined, error);
-    if (state === "running") refreshStatus();
+    if (state === "running") {
+      refreshStatus();
+      chat?.serverStarted();
+    }
   };
 
   client = new PiClient(output, {
     onState,
     onPromptChanged: (params) => {
       refreshStatus();
+      chat?.promptChanged();
       if (client) void refreshPrompts(client, prompts, params, output);
     },
-    onEvent: (params) => streams.dispatch(params),
+    onEvent: (params) => {
+      streams.dispatch(params);
+      chat?.dispatch(params);
+      toolPanels.dispatch(params);
+    },
   });
   const piClient = client;
+  chat = registerChatView(piClient, activeSession, context.extensionUri, output);
 
   context.subscriptions.push(
     output,
@@ -65,6 +87,13 @@ export async function activate(context: { subscriptions: Disposable[] }): Promis
     onDidCloseTextDocument((document) => prompts.forget(document.uri)),
     ...registerCommands(piClient, prompts, output),
     registerToolCommand(piClient, streams, output),
+    ...chat.disposables,
+    toolPanels,
+    registerTextDocumentContentProvider(TOOL_SCHEME, toolPanels),
+    onDidCloseTextDocument((document) => toolPanels.closed(document.uri)),
+    registerToolPanelCommand(toolPanels),
+    toolPanels.follow(activeSession),
+    ...registerSessionTree(request, activeSession),
     onDidChangeConfiguration((event) => {
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
         output.info("server settings changed: restarting the server");

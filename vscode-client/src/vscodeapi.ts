@@ -151,3 +151,96 @@ export function withCancellableProgress<R>(title: string, task: (token: vscode.C
     (_progress, token) => task(token),
   );
 }
+
+// --- chat view (src/chat/) ---
+
+export type WebviewView = vscode.WebviewView;
+export type CancellationTokenSource = vscode.CancellationTokenSource;
+
+export function newCancellationTokenSource(): vscode.CancellationTokenSource {
+  return new vscode.CancellationTokenSource();
+}
+
+/** A webview view whose page is dropped when hidden (the provider rebuilds it when shown). */
+export function registerWebviewViewProvider(id: string, provider: vscode.WebviewViewProvider): vscode.Disposable {
+  return vscode.window.registerWebviewViewProvider(id, provider, { webviewOptions: { retainContextWhenHidden: false } });
+}
+
+export function executeCommand<T = unknown>(id: string, ...args: unknown[]): Thenable<T> {
+  return vscode.commands.executeCommand<T>(id, ...args);
+}
+
+/** Open a web or mail link outside the editor. */
+export function openExternal(href: string): Thenable<boolean> {
+  return vscode.env.openExternal(vscode.Uri.parse(href, true));
+}
+
+export function joinUri(base: vscode.Uri, ...segments: string[]): vscode.Uri {
+  return vscode.Uri.joinPath(base, ...segments);
+}
+
+export interface PickItem {
+  label: string;
+  description?: string;
+  detail?: string;
+}
+
+/** A quick pick of labelled items (description beside, detail below). */
+export function showQuickPickItems<T extends PickItem>(items: readonly T[], placeHolder: string): Thenable<T | undefined> {
+  return vscode.window.showQuickPick([...items], { placeHolder, matchOnDescription: true, matchOnDetail: true });
+}
+
+// --- tool output panels and the session tree (toolPanels.ts, sessionTree.ts) ---
+
+/** Show a document beside the active editor without taking the focus (read-only for virtual ones). */
+export async function showDocumentBeside(uri: vscode.Uri): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+/** A modal warning with a detail paragraph; resolves to the button chosen (undefined: cancelled). */
+export function showModalWarning(message: string, detail: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
+}
+
+/** A tree item as plain data; `treeItem` makes the editor's object of it. */
+export interface TreeItemSpec {
+  id: string;
+  label: string;
+  description?: string;
+  /** Markdown, shown untrusted (no command links, no HTML). */
+  tooltip?: string;
+  /** A codicon name (ThemeIcon id), with an optional theme color id. */
+  icon?: string;
+  iconColor?: string;
+  collapsible: "none" | "collapsed" | "expanded";
+  contextValue?: string;
+}
+
+export function treeItem(spec: TreeItemSpec): vscode.TreeItem {
+  const state = {
+    none: vscode.TreeItemCollapsibleState.None,
+    collapsed: vscode.TreeItemCollapsibleState.Collapsed,
+    expanded: vscode.TreeItemCollapsibleState.Expanded,
+  }[spec.collapsible];
+  const item = new vscode.TreeItem(spec.label, state);
+  item.id = spec.id;
+  if (spec.description !== undefined) item.description = spec.description;
+  if (spec.tooltip !== undefined) {
+    const tooltip = new vscode.MarkdownString(spec.tooltip);
+    tooltip.isTrusted = false;
+    tooltip.supportHtml = false;
+    item.tooltip = tooltip;
+  }
+  if (spec.icon !== undefined) {
+    item.iconPath = new vscode.ThemeIcon(spec.icon, spec.iconColor !== undefined ? new vscode.ThemeColor(spec.iconColor) : undefined);
+  }
+  if (spec.contextValue !== undefined) item.contextValue = spec.contextValue;
+  return item;
+}
+
+export type TreeView<T> = vscode.TreeView<T>;
+
+export function createTreeView<T>(id: string, provider: vscode.TreeDataProvider<T>): vscode.TreeView<T> {
+  return vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true });
+}

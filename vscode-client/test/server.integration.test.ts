@@ -6,24 +6,17 @@
  * Runs when `PI_LSP_PYTHON` names an interpreter with pi-lsp installed (the pytest wrapper
  * tests/e2e/test_vscode_client.py sets it); skipped otherwise.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
-import {
-  createProtocolConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type ProtocolConnection,
-} from "vscode-languageserver-protocol/node";
+import type { ProtocolConnection } from "vscode-languageserver-protocol/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trustMessage, SERVER_TRUST_COMMAND, type TrustResult } from "../src/commands";
 import { answerConfiguration, currentSettings } from "../src/config";
 import { cwdsToRefresh, promptLinks, renderPrompt, type PromptResult } from "../src/promptDocument";
 import { ToolRunLog, ToolStreams, type ToolResult } from "../src/toolRun";
-import { resolveServerCommand } from "../src/serverCommand";
 import { statusView, type ServerStatus } from "../src/status";
+import { startServer, type ServerUnderTest } from "./serverProcess";
 import { stub } from "./vscode-stub";
 
 const python = process.env.PI_LSP_PYTHON;
@@ -31,9 +24,8 @@ const WAIT_MS = 15_000;
 
 describe.skipIf(!python)("against pi-lsp serve", () => {
   let tmp: string;
-  let server: ChildProcess;
+  let server: ServerUnderTest;
   let connection: ProtocolConnection;
-  let stderr = "";
   const configurationRequests: unknown[] = [];
   let promptChanged: Promise<unknown>;
   const streams = new ToolStreams();
@@ -52,47 +44,29 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
       "pi-lsp.modelWindow": 64000,
       "pi-lsp.server.pythonPath": python,
     });
-    const command = await resolveServerCommand({
-      command: [],
-      pythonPath: python,
-      activeInterpreter: async () => undefined,
-    });
-    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PI_")));
-    env.HOME = path.join(tmp, "home");
-    server = spawn(command.command, [...command.args, "--stdio"], { env, stdio: ["pipe", "pipe", "pipe"] });
-    server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    connection = createProtocolConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
-    connection.onRequest("workspace/configuration", (params: { items: { section?: string; scopeUri?: string }[] }) => {
-      configurationRequests.push(params);
-      return answerConfiguration(params.items, [], () => currentSettings(), () => undefined);
-    });
     promptChanged = new Promise((resolve) => changeListeners.push(resolve));
-    connection.onNotification("pi/systemPromptChanged", (params: unknown) => {
-      for (const listener of changeListeners.splice(0)) listener(params);
-    });
-    connection.onNotification("pi/event", (params: unknown) => streams.dispatch(params));
-    connection.listen();
-
-    const root = path.join(tmp, "ws");
-    await connection.sendRequest("initialize", {
-      processId: process.pid,
-      rootUri: pathToFileURL(root).href,
-      workspaceFolders: [{ uri: pathToFileURL(root).href, name: "ws" }],
+    server = await startServer({
+      python: python!,
+      tmp,
+      root: path.join(tmp, "ws"),
       capabilities: { workspace: { configuration: true } },
       initializationOptions: currentSettings().settings,
+      handle(connection) {
+        connection.onRequest("workspace/configuration", (params: { items: { section?: string; scopeUri?: string }[] }) => {
+          configurationRequests.push(params);
+          return answerConfiguration(params.items, [], () => currentSettings(), () => undefined);
+        });
+        connection.onNotification("pi/systemPromptChanged", (params: unknown) => {
+          for (const listener of changeListeners.splice(0)) listener(params);
+        });
+        connection.onNotification("pi/event", (params: unknown) => streams.dispatch(params));
+      },
     });
-    connection.sendNotification("initialized", {});
+    connection = server.connection;
   }, WAIT_MS);
 
   afterAll(async () => {
-    try {
-      await connection?.sendRequest("shutdown");
-      await connection?.sendNotification("exit").catch(() => undefined); // the server may be gone already
-    } catch {
-      // the server is gone already
-    }
-    connection?.dispose();
-    server?.kill();
+    await server?.stop();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -163,6 +137,6 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
       text: `pi-lsp: ${fs.realpathSync(directory)} is trusted; its project resources load.`,
     });
     expect(fs.existsSync(path.join(tmp, "agent", "trust.json"))).toBe(true);
-    expect(stderr).not.toMatch(/Traceback/);
+    expect(server.stderr()).not.toMatch(/Traceback/);
   }, WAIT_MS);
 });

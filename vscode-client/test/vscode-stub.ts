@@ -42,6 +42,9 @@ export class Uri {
   static file(p: string): Uri {
     return new Uri("file", p, "");
   }
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, path.posix.join(base.path, ...segments), base.query);
+  }
   static parse(value: string): Uri {
     const match = /^([a-z][\w+.-]*):(?:\/\/)?([^?]*)(?:\?(.*))?$/i.exec(value);
     if (!match) throw new Error(`not a URI: ${value}`);
@@ -84,10 +87,53 @@ export class CancellationToken {
   }
 }
 
+export class CancellationTokenSource {
+  readonly token = new CancellationToken();
+  cancel(): void {
+    if (!this.token.isCancellationRequested) this.token.cancel();
+  }
+  dispose(): void {}
+}
+
 export enum ProgressLocation {
   SourceControl = 1,
   Window = 10,
   Notification = 15,
+}
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class ThemeIcon {
+  constructor(
+    readonly id: string,
+    readonly color?: ThemeColor,
+  ) {}
+}
+
+export class MarkdownString {
+  isTrusted = false;
+  supportHtml = false;
+  constructor(readonly value: string = "") {}
+}
+
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: MarkdownString | string;
+  iconPath?: ThemeIcon;
+  contextValue?: string;
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
 }
 
 export enum ViewColumn {
@@ -125,6 +171,20 @@ export const stub = {
   channels: [] as { name: string; text: string; lines: string[] }[],
   /** The token of the running withProgress task, to press its Cancel button. */
   progress: [] as { title: string; cancel(): void }[],
+  /** Options each showTextDocument got, in order (beside `shown`). */
+  shownOptions: [] as unknown[],
+  /** Answers for messages with buttons (modal or not), taken in order (undefined: dismissed). */
+  answers: [] as (string | undefined)[],
+  /** Messages that offered buttons: text, options (modal, detail) and the buttons. */
+  asked: [] as { text: string; options?: unknown; items: string[] }[],
+  /** Tree views created, by view id. */
+  treeViews: new Map<string, { treeDataProvider: unknown; description?: string; showCollapseAll?: boolean }>(),
+  /** Webview view providers registered, by view id, with their options. */
+  webviewProviders: new Map<string, { provider: unknown; options?: unknown }>(),
+  /** Commands run through executeCommand, in order. */
+  executed: [] as { command: string; args: unknown[] }[],
+  /** Links opened outside the editor (env.openExternal). */
+  external: [] as string[],
   setConfiguration(values: Record<string, unknown>): void {
     this.configuration = { ...values };
   },
@@ -144,6 +204,13 @@ export const stub = {
     this.inputValidations = [];
     this.channels = [];
     this.progress = [];
+    this.webviewProviders.clear();
+    this.executed = [];
+    this.external = [];
+    this.shownOptions = [];
+    this.answers = [];
+    this.asked = [];
+    this.treeViews.clear();
   },
 };
 
@@ -193,14 +260,28 @@ export const window = {
     return stub.activeFile === undefined ? undefined : { document: { uri: Uri.file(stub.activeFile) } };
   },
   showInformationMessage: record("info"),
-  showWarningMessage: record("warning"),
+  async showWarningMessage(text: string, ...rest: unknown[]) {
+    stub.messages.push({ kind: "warning", text });
+    const options = typeof rest[0] === "object" && rest[0] !== null ? rest.shift() : undefined;
+    const items = rest.filter((item): item is string => typeof item === "string");
+    if (items.length === 0) return undefined;
+    stub.asked.push({ text, options, items });
+    const answer = stub.answers.shift();
+    return answer !== undefined && items.includes(answer) ? answer : undefined;
+  },
+  createTreeView(id: string, options: { treeDataProvider: unknown; showCollapseAll?: boolean }) {
+    const view = { ...options, description: undefined as string | undefined, dispose: () => stub.treeViews.delete(id) };
+    stub.treeViews.set(id, view);
+    return view;
+  },
   showErrorMessage: record("error"),
   setStatusBarMessage(text: string) {
     stub.messages.push({ kind: "status", text });
     return disposable;
   },
-  async showTextDocument(document: { uri: Uri }) {
+  async showTextDocument(document: { uri: Uri }, options?: unknown) {
     stub.shown.push(document.uri);
+    stub.shownOptions.push(options);
     return {};
   },
   createOutputChannel(name: string) {
@@ -222,9 +303,15 @@ export const window = {
     stub.channels.push(channel);
     return channel;
   },
-  async showQuickPick(items: string[]) {
+  async showQuickPick(items: (string | { label: string })[]) {
     const pick = stub.picks.shift();
-    return pick !== undefined && items.includes(pick) ? pick : undefined;
+    // Items with labels are picked by label.
+    if (pick !== undefined) return items.find((item) => (typeof item === "string" ? item : item.label) === pick);
+    return undefined;
+  },
+  registerWebviewViewProvider(id: string, provider: unknown, options?: unknown) {
+    stub.webviewProviders.set(id, { provider, options });
+    return { dispose: () => stub.webviewProviders.delete(id) };
   },
   async showInputBox(options: { value?: string; validateInput?: (value: string) => string | undefined }) {
     if (options.validateInput) stub.inputValidations.push(options.validateInput);
@@ -255,10 +342,21 @@ export const commands = {
     stub.commands.set(id, run);
     return { dispose: () => stub.commands.delete(id) };
   },
+  async executeCommand(command: string, ...args: unknown[]) {
+    stub.executed.push({ command, args });
+    return stub.commands.get(command)?.(...args);
+  },
 };
 
 export const extensions = {
   getExtension(id: string) {
     return stub.extensions.get(id);
+  },
+};
+
+export const env = {
+  async openExternal(uri: Uri) {
+    stub.external.push(uri.toString());
+    return true;
   },
 };

@@ -1,0 +1,210 @@
+"""The chat view's page in a real browser: headless Chromium runs the built ``dist/webview.js``.
+
+``vscode-client/e2e/webview/run.mjs`` serves the page the extension serves (``src/chat/page.ts``,
+same Content-Security-Policy with a nonce), gives it ``acquireVsCodeApi`` as VS Code does, posts
+host messages and reports what the page shows and posts back; the assertions are here. The
+bundle is rebuilt first when a source is newer than it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CLIENT = Path(__file__).resolve().parents[2] / "vscode-client"
+CHROMIUM = Path("/usr/bin/chromium")
+NODE = shutil.which("node")
+BUNDLE = CLIENT / "dist" / "webview.js"
+STYLE = CLIENT / "dist" / "chat.css"
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or not CHROMIUM.exists(), reason="needs node and /usr/bin/chromium"
+)
+
+
+def _sources() -> list[Path]:
+    found = [CLIENT / "esbuild.mjs", CLIENT / "package.json"]
+    for folder in (CLIENT / "webview", CLIENT / "src" / "chat"):
+        found.extend(path for path in folder.rglob("*") if path.is_file())
+    return found
+
+
+def _build_if_stale() -> None:
+    built = [path for path in (BUNDLE, STYLE) if path.is_file()]
+    if len(built) == 2:
+        oldest = min(path.stat().st_mtime for path in built)
+        if all(path.stat().st_mtime <= oldest for path in _sources()):
+            return
+    env = {**os.environ, "CI": "1", "NO_COLOR": "1"}
+    if not (CLIENT / "node_modules").is_dir():
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"], cwd=CLIENT, env=env, check=True, timeout=600
+        )
+    result = subprocess.run(
+        ["npm", "run", "build"],
+        cwd=CLIENT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"npm run build failed:\n{result.stdout}\n{result.stderr}"
+
+
+@pytest.fixture(scope="module")
+def seen() -> dict[str, Any]:
+    _build_if_stale()
+    assert NODE is not None
+    result = subprocess.run(
+        [NODE, "e2e/webview/run.mjs", "--chromium", str(CHROMIUM)],
+        cwd=CLIENT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, (
+        f"the browser run failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
+    observed: dict[str, Any] = json.loads(result.stdout)
+    return observed
+
+
+@pytest.mark.timeout(120)
+def test_page_loads_under_its_csp_with_every_control(seen: dict[str, Any]) -> None:
+    assert seen["controls"] == [
+        "textarea#prompt",
+        "button#send",
+        "button#stop",
+        "select#model",
+        "button#new-session",
+        "button#sessions",
+        "#transcript",
+        "#context-meter",
+    ]
+    assert seen["pageErrors"] == []
+    assert seen["violations"] == [], "the page itself needed something its CSP forbids"
+    assert sorted(seen["requests"]) == [
+        "https://webview.test/dist/chat.css",
+        "https://webview.test/dist/webview.js",
+        "https://webview.test/index.html",
+    ], "the page loaded something besides its own script and style (an image of the answer?)"
+    assert seen["posted"][0] == {"type": "ready"}
+
+
+@pytest.mark.timeout(120)
+def test_a_streamed_answer_renders_piece_by_piece_in_order(seen: dict[str, Any]) -> None:
+    streamed = [text.rstrip("\n") for text in seen["streamed"]]
+    assert streamed[0] == "Hello"
+    assert streamed[1] == "Hello world, see the docs."
+    assert "print('hi')" in streamed[2]
+    assert streamed[3].endswith("Done.")
+    for earlier, later in itertools.pairwise(streamed):
+        assert later.startswith(earlier)
+    rendered = seen["rendered"]
+    assert rendered["strong"] == "world"
+    assert rendered["link"] == "https://example.com/docs"
+    assert rendered["highlighted"] >= 1, "the python block was not highlighted"
+    assert rendered["copyButtons"] == 1
+    # The user's text is shown as typed, HTML included, never interpreted.
+    assert rendered["user"] == "list the files <b>now</b>"
+    assert rendered["userBold"] == 0
+    assert rendered["order"] == ["u1", "a1"]
+    # Clicking a link asks the host; the page stays where it is.
+    assert {"type": "openLink", "href": "https://example.com/docs"} in seen["posted"]
+    assert seen["urlAfterClick"] == "https://webview.test/index.html"
+    assert seen["linkified"] == ["https://example.org/x", "mailto:dev@example.org"]
+
+
+@pytest.mark.timeout(120)
+def test_hostile_markdown_and_html_stay_inert_and_visible_as_text(seen: dict[str, Any]) -> None:
+    hostile = seen["hostile"]
+    assert seen["dialogs"] == [], "a script in the answer ran"
+    assert hostile["dangerous"] == []
+    assert hostile["handlers"] == []
+    assert hostile["styles"] == []
+    assert hostile["bodyVisible"]
+    for href in hostile["hrefs"]:
+        assert href.startswith(("https://", "http://", "mailto:")), href
+    text = hostile["text"]
+    for shown in (
+        "<script>alert('script')</script>",
+        "<img src=x onerror=alert('img')>",
+        "[click me](javascript:alert('link'))",
+        '<iframe src="https://evil.test"></iframe>',
+        "<a href=\"javascript:alert('raw')\">raw link</a>",
+        "<style>body{display:none}</style>",
+    ):
+        assert shown in text
+    assert "<img src=x onerror=alert('thinking')>" in hostile["thinking"]
+    assert seen["thinkingCollapsed"], "thinking should start collapsed"
+    assert hostile["notice"].startswith("<img src=x onerror=alert('notice')>")
+    assert "<script>alert('detail')</script>" in hostile["notice"]
+    assert hostile["toolOutput"] == "<script>alert('tool')</script>"
+
+
+@pytest.mark.timeout(120)
+def test_tool_card_shows_output_live_then_its_end_and_opens_its_panel(seen: dict[str, Any]) -> None:
+    assert seen["toolLive"] == ["a.txt\n", "a.txt\nb.txt\n", "a.txt\nb.txt\nc.txt\n"]
+    running = seen["toolRunning"]
+    assert running["name"] == "bash"
+    assert running["title"] == "bash ls -la"
+    assert "status-running" in running["classes"]
+    assert not running["truncated"]
+    done = seen["toolDone"]
+    assert "status-done" in done["classes"]
+    assert done["truncated"]
+    assert done["output"] == "a.txt\nb.txt\nc.txt\n"
+    assert {"type": "openOutput", "toolCallId": "call-1"} in seen["posted"]
+    # An edit's diff keeps its text, added and removed lines marked.
+    assert seen["editDiff"] == {
+        "text": "Successfully replaced 1 block(s) in src/a.ts.\n-3 <old>\n+3 <new>\n",
+        "added": ["+3 <new>\n"],
+        "removed": ["-3 <old>\n"],
+    }
+
+
+@pytest.mark.timeout(120)
+def test_context_meter_segments_are_proportional_with_threshold(
+    seen: dict[str, Any],
+) -> None:
+    meter, usage = seen["meter"], seen["usage"]
+    assert not meter["hidden"]
+    assert meter["summary"] == "41.2k / 128k"
+    window = usage["contextWindow"]
+    bar = meter["barWidth"]
+    assert bar > 100
+    assert [s["kind"] for s in meter["segments"]] == [c["kind"] for c in usage["categories"]]
+    for segment, category in zip(meter["segments"], usage["categories"], strict=True):
+        assert segment["tokens"] == category["tokens"]
+        assert segment["width"] == pytest.approx(bar * category["tokens"] / window, abs=1.0)
+        assert segment["title"].startswith(f"{category['label']}: ")
+    assert meter["thresholdCenter"] == pytest.approx(bar * usage["threshold"] / window, abs=1.5)
+
+
+@pytest.mark.timeout(120)
+def test_prompt_keys_buttons_and_host_messages(seen: dict[str, Any]) -> None:
+    posted = seen["posted"]
+    # Shift+Enter makes a new line; Enter sends and empties the box.
+    assert seen["promptBeforeSend"] == "first line\nsecond line"
+    assert {"type": "send", "text": "first line\nsecond line"} in posted
+    assert seen["promptAfterSend"] == ""
+    assert seen["model"] == {"value": "anthropic/claude-x", "options": 2}
+    assert {"type": "selectModel", "value": "openai/gpt-y"} in posted
+    assert seen["stopVisible"]
+    assert seen["modelDisabledWhileRunning"]
+    assert not seen["stopVisibleAfter"]
+    assert {"type": "stop"} in posted
+    assert {"type": "newSession"} in posted
+    assert {"type": "sessions"} in posted
+    assert seen["ignoredMalformed"]
+    assert seen["setPrompt"] == "edit me"
+    assert seen["afterReset"] == {"ids": ["r1", "r2"], "em": "rebuilt"}

@@ -1,0 +1,457 @@
+/**
+ * The chat view's host side: sends prompts (`pi/chat`), follows the session's chat events into
+ * the transcript, stops a run (cancelling the request makes the server abort it), picks the model
+ * (`pi/models`, `pi/model/select`), starts and opens sessions (`pi/session/list`,
+ * `pi/session/messages`) and keeps the context meter (`pi/session/usage`) current.
+ * The webview gets what changed through `post`; when it is shown again, everything (`attach`).
+ */
+import type { ActiveSession, ActiveSessionTracker } from "../activeSession";
+import {
+  executeCommand,
+  newCancellationTokenSource,
+  openExternal,
+  showQuickPickItems,
+  type CancellationToken,
+  type CancellationTokenSource,
+  type PickItem,
+} from "../vscodeapi";
+import {
+  isSafeLink,
+  type HostMessage,
+  type ModelOption,
+  type UsageView,
+  type ViewState,
+  type WebviewMessage,
+} from "./protocol";
+import { isChatEvent, Transcript } from "./transcript";
+
+/** What the controller needs of the language client (PiClient has it). */
+export interface ChatClient {
+  request<R>(method: string, params?: object, token?: CancellationToken): Promise<R>;
+}
+
+export interface ChatLog {
+  warn(message: string): void;
+}
+
+/** The panel of one chat tool run (registered by the tool output panels). */
+export const OPEN_TOOL_OUTPUT = "pi-lsp.openToolOutput";
+/** VS Code's own command that reveals and focuses a view. */
+export const FOCUS_CHAT = "pi-lsp.chat.focus";
+
+const NEW_CHAT = "New chat";
+/** Context key: an answer is running (package.json shows the Stop command then). */
+export const RUNNING_CONTEXT = "pi-lsp.chat.running";
+const REQUEST_CANCELLED = -32800;
+/** How long after `pi/systemPromptChanged` the meter asks again (bursts become one request). */
+const USAGE_DELAY_MS = 300;
+
+interface ChatResult {
+  session: string;
+  file: string | null;
+  cwd: string;
+  model?: { provider: string; id: string } | null;
+  queued?: string;
+}
+
+interface ModelsResult {
+  models?: { provider: string; id: string; name?: string; hasKey?: boolean }[];
+  selected?: { provider: string; id: string } | null;
+}
+
+interface UsageResult extends UsageView {
+  model?: { provider: string; id: string } | null;
+}
+
+export interface SessionInfo {
+  file: string;
+  id: string;
+  cwd: string;
+  name: string | null;
+  modified: string;
+  messageCount: number;
+  firstMessage: string;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function modelValue(model: { provider: string; id: string } | null | undefined): string {
+  return model ? `${model.provider}/${model.id}` : "";
+}
+
+/** The params that name a session: the id the server holds, and its file to open it otherwise. */
+export function sessionParams(session: ActiveSession): { session: string; file?: string } {
+  return session.file ? { session: session.session, file: session.file } : { session: session.session };
+}
+
+function shortTitle(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line || NEW_CHAT;
+}
+
+/** "3 min ago", "yesterday", or the date. */
+export function ago(iso: string, now: number = Date.now()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return "";
+  const minutes = Math.round((now - then) / 60000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days === 1) return "yesterday";
+  if (days < 7) return `${days} days ago`;
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+export class ChatController {
+  readonly transcript = new Transcript();
+  private post: ((message: HostMessage) => void) | undefined;
+  private run: CancellationTokenSource | undefined;
+  /** The session whose events are shown: the active one, or the one a first prompt created. */
+  private liveSession: string | undefined;
+  /** A first prompt of a new chat is running: its session is the first turn-1 session seen. */
+  private adopting = false;
+  private models: ModelOption[] = [];
+  private model = "";
+  private title = NEW_CHAT;
+  private usage: UsageView | null = null;
+  private usageTimer: ReturnType<typeof setTimeout> | undefined;
+  private usageAsked = 0;
+  /** The last pi/models failure shown (not repeated each time the view is shown). */
+  private modelsProblem: string | undefined;
+  /** The value last given to the `pi-lsp.chat.running` context key. */
+  private runningKey = false;
+  /** Session names from the session list, for the title. */
+  private readonly names = new Map<string, string>();
+  private readonly subscription: { dispose(): void };
+
+  constructor(
+    private readonly client: ChatClient,
+    private readonly tracker: ActiveSessionTracker,
+    private readonly log?: ChatLog,
+  ) {
+    this.liveSession = tracker.current?.session;
+    this.subscription = tracker.onDidChange((session, change) => {
+      if (change.kind === "switched") {
+        if (session?.session !== this.liveSession) void this.show(session);
+      } else if (change.kind === "leafMoved") {
+        void this.reload().then(() => {
+          if (change.editorText !== undefined) this.send_({ type: "setPrompt", text: change.editorText });
+        });
+      } else {
+        this.refreshUsage();
+      }
+    });
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.run?.cancel();
+    if (this.usageTimer !== undefined) clearTimeout(this.usageTimer);
+  }
+
+  get running(): boolean {
+    return this.run !== undefined;
+  }
+
+  get state(): ViewState {
+    return { running: this.running, models: this.models, model: this.model, title: this.title };
+  }
+
+  private send_(message: HostMessage): void {
+    this.post?.(message);
+  }
+
+  private postAll(messages: readonly HostMessage[]): void {
+    for (const message of messages) this.send_(message);
+  }
+
+  private postState(): void {
+    this.send_({ type: "state", state: this.state });
+    if (this.running !== this.runningKey) {
+      // The "Stop" command shows in the command palette only while an answer runs.
+      this.runningKey = this.running;
+      void executeCommand("setContext", RUNNING_CONTEXT, this.running);
+    }
+  }
+
+  private notice(level: "info" | "error", text: string): void {
+    this.send_(this.transcript.addNotice(level, text));
+  }
+
+  /** The webview (shown again) is ready: give it everything, then refresh models and meter. */
+  attach(post: (message: HostMessage) => void): void {
+    this.post = post;
+    post({ type: "reset", items: this.transcript.snapshot() });
+    post({ type: "state", state: this.state });
+    post({ type: "usage", usage: this.usage });
+    void this.refreshModels();
+    this.refreshUsage(0);
+  }
+
+  /** The webview is gone (hidden or disposed): nothing is posted until it is ready again. */
+  detach(): void {
+    this.post = undefined;
+  }
+
+  /** A message from the webview (already validated). */
+  async handle(message: WebviewMessage): Promise<void> {
+    switch (message.type) {
+      case "ready":
+        return; // the view provider attaches
+      case "send":
+        return this.send(message.text);
+      case "stop":
+        return this.stop();
+      case "selectModel":
+        return this.selectModel(message.value);
+      case "newSession":
+        return this.newSession();
+      case "sessions":
+        return this.openSession();
+      case "openOutput": {
+        const session = this.liveSession;
+        if (session !== undefined) await executeCommand(OPEN_TOOL_OUTPUT, { session, toolCallId: message.toolCallId });
+        return;
+      }
+      case "openLink":
+        if (isSafeLink(message.href)) await openExternal(message.href);
+        return;
+    }
+  }
+
+  /** A `pi/event` notification: true when it was a chat event of the session shown. */
+  dispatch(params: unknown): boolean {
+    if (!isChatEvent(params)) return false;
+    if (params.session !== this.liveSession) {
+      if (!(this.adopting && params.turn === 1)) return false;
+      this.liveSession = params.session;
+      this.adopting = false;
+    }
+    this.postAll(this.transcript.apply(params));
+    return true;
+  }
+
+  /** Send a prompt; while a run is going it is queued as a follow-up. */
+  async send(text: string): Promise<void> {
+    if (text.trim() === "") return;
+    if (this.run) return this.queue(text);
+    const source = newCancellationTokenSource();
+    this.run = source;
+    const active = this.tracker.current;
+    this.liveSession = active?.session;
+    this.adopting = active === undefined;
+    if (this.transcript.items.length === 0) this.title = shortTitle(text);
+    this.send_(this.transcript.addUser(text));
+    this.postState();
+    try {
+      const result = await this.client.request<ChatResult>("pi/chat", { text, ...(active ? sessionParams(active) : {}) }, source.token);
+      if (this.run !== source) return; // the user moved to another session meanwhile
+      this.liveSession = result.session;
+      if (result.model) this.model = modelValue(result.model);
+      this.tracker.switchTo({ session: result.session, file: result.file, cwd: result.cwd });
+    } catch (error) {
+      if (this.run !== source) return;
+      this.transcript.dropPending();
+      const cancelled = source.token.isCancellationRequested || (error as { code?: unknown } | undefined)?.code === REQUEST_CANCELLED;
+      const last = this.transcript.items.at(-1);
+      if (!cancelled) this.notice("error", message(error));
+      else if (!(last?.kind === "notice" && last.text === "Stopped")) this.notice("info", "Stopped");
+    } finally {
+      if (this.run === source) {
+        this.run = undefined;
+        this.adopting = false;
+        this.postState();
+        if (this.tracker.current) this.tracker.updated();
+        else this.refreshUsage(0);
+      }
+      source.dispose();
+    }
+  }
+
+  private async queue(text: string): Promise<void> {
+    const session = this.liveSession;
+    if (session === undefined) {
+      this.notice("info", "Wait for the first answer before sending more.");
+      return;
+    }
+    try {
+      const result = await this.client.request<ChatResult>("pi/chat", { text, session, streamingBehavior: "followUp" });
+      // Queued: it runs after the current answer (its events come on that run). Otherwise the
+      // run had ended and this prompt ran on its own, its events already shown.
+      if (result.queued) this.notice("info", `Queued: ${shortTitle(text)}`);
+    } catch (error) {
+      this.notice("error", message(error));
+    }
+  }
+
+  /** Stop the running answer (the request is cancelled, the server aborts the run). */
+  stop(): void {
+    this.run?.cancel();
+  }
+
+  /** An empty chat; the session starts with the first prompt. */
+  async newSession(): Promise<void> {
+    const before = this.tracker.current;
+    this.tracker.switchTo(undefined); // a switch: the listener shows the empty chat
+    if (before === undefined) await this.show(undefined);
+  }
+
+  /** Pick a saved session of the workspace and show it. */
+  async openSession(): Promise<void> {
+    let sessions: SessionInfo[];
+    try {
+      sessions = (await this.client.request<{ sessions: SessionInfo[] }>("pi/session/list", {})).sessions;
+    } catch (error) {
+      this.notice("error", `Sessions could not be listed: ${message(error)}`);
+      return;
+    }
+    const now = Date.now();
+    const items: (PickItem & { session: SessionInfo })[] = sessions.map((session) => ({
+      label: session.name ?? shortTitle(session.firstMessage),
+      description: ago(session.modified, now),
+      detail: `${session.messageCount} message${session.messageCount === 1 ? "" : "s"} · ${session.file}`,
+      session,
+    }));
+    if (items.length === 0) {
+      this.notice("info", "No saved sessions for this workspace yet.");
+      return;
+    }
+    const picked = await showQuickPickItems(items, "Open a chat session");
+    if (!picked) return;
+    const chosen: ActiveSession = { session: picked.session.id, file: picked.session.file, cwd: picked.session.cwd };
+    if (picked.session.name) this.names.set(chosen.session, picked.session.name);
+    if (this.liveSession === chosen.session) return;
+    this.tracker.switchTo(chosen);
+    if (this.liveSession !== chosen.session) await this.show(chosen);
+  }
+
+  /** Show `session` (or an empty chat): the transcript is rebuilt from the server. */
+  private async show(session: ActiveSession | undefined): Promise<void> {
+    if (this.run) {
+      this.run.cancel();
+      this.run = undefined;
+    }
+    this.adopting = false;
+    this.liveSession = session?.session;
+    this.transcript.clear();
+    this.title = NEW_CHAT;
+    this.send_({ type: "reset", items: [] });
+    this.postState();
+    if (session !== undefined) await this.reload();
+    this.refreshUsage(0);
+  }
+
+  /** Rebuild the transcript of the active session's branch from `pi/session/messages`. */
+  async reload(): Promise<void> {
+    const session = this.tracker.current;
+    if (session === undefined) return;
+    try {
+      const result = await this.client.request<{ entries: unknown[] }>("pi/session/messages", sessionParams(session));
+      if (this.tracker.current?.session !== session.session) return;
+      this.transcript.load(result.entries);
+      const first = this.transcript.items.find((item) => item.kind === "user");
+      this.title = this.names.get(session.session) ?? (first?.kind === "user" ? shortTitle(first.text) : NEW_CHAT);
+    } catch (error) {
+      this.transcript.clear();
+      this.transcript.addNotice("error", `The session could not be read: ${message(error)}`);
+    }
+    this.send_({ type: "reset", items: this.transcript.snapshot() });
+    this.postState();
+  }
+
+  async refreshModels(): Promise<void> {
+    try {
+      const result = await this.client.request<ModelsResult>("pi/models", {});
+      this.models = (result.models ?? []).map((model) => ({
+        value: `${model.provider}/${model.id}`,
+        label: `${model.name || model.id} · ${model.provider}${model.hasKey === false ? " (no key)" : ""}`,
+      }));
+      if (this.model === "") this.model = modelValue(result.selected);
+    } catch (error) {
+      this.log?.warn(`pi/models: ${message(error)}`);
+      // The server's answer (a broken models.json, with file:line:column) is worth showing once;
+      // "not running" is not (the status item says it).
+      const text = `The models could not be read: ${message(error)}`;
+      if (typeof (error as { code?: unknown } | undefined)?.code === "number" && text !== this.modelsProblem) {
+        this.modelsProblem = text;
+        this.notice("error", text);
+      }
+    }
+    this.postState();
+  }
+
+  /** The model as a quick pick (command palette). */
+  async pickModel(): Promise<void> {
+    await this.refreshModels();
+    const items = this.models.map((model) => ({
+      label: model.label,
+      description: model.value === this.model ? "current" : model.value,
+      value: model.value,
+    }));
+    if (items.length === 0) {
+      this.notice("info", "No models are configured (models.json).");
+      return;
+    }
+    const picked = await showQuickPickItems(items, "Model for this chat");
+    if (picked && picked.value !== this.model) await this.selectModel(picked.value);
+  }
+
+  async selectModel(value: string): Promise<void> {
+    const slash = value.indexOf("/");
+    if (slash <= 0) return;
+    const session = this.tracker.current;
+    try {
+      await this.client.request("pi/model/select", {
+        provider: value.slice(0, slash),
+        model: value.slice(slash + 1),
+        ...(session ? sessionParams(session) : {}),
+      });
+      this.model = value;
+    } catch (error) {
+      this.notice("error", `The model was not changed: ${message(error)}`);
+    }
+    this.postState();
+    this.refreshUsage(0);
+  }
+
+  /** Ask for the meter's numbers, after `delay` ms (calls in between become one request). */
+  refreshUsage(delay: number = USAGE_DELAY_MS): void {
+    if (this.usageTimer !== undefined) clearTimeout(this.usageTimer);
+    this.usageTimer = setTimeout(() => {
+      this.usageTimer = undefined;
+      void this.fetchUsage();
+    }, delay);
+  }
+
+  async fetchUsage(): Promise<void> {
+    const session = this.tracker.current;
+    this.usageAsked += 1;
+    const asked = this.usageAsked;
+    try {
+      const result = await this.client.request<UsageResult>("pi/session/usage", session ? sessionParams(session) : {});
+      if (asked !== this.usageAsked) return; // a newer answer is on its way
+      this.usage = {
+        contextWindow: result.contextWindow,
+        threshold: result.threshold,
+        total: result.total,
+        estimated: result.estimated,
+        categories: result.categories.map(({ kind, label, tokens }) => ({ kind, label, tokens })),
+      };
+      if (result.model) this.model = modelValue(result.model);
+      this.send_({ type: "usage", usage: this.usage });
+      this.postState();
+    } catch (error) {
+      this.log?.warn(`pi/session/usage: ${message(error)}`);
+    }
+  }
+
+  /** Focus the chat view and its prompt box. */
+  async focus(): Promise<void> {
+    await executeCommand(FOCUS_CHAT);
+    this.send_({ type: "focus" });
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * What the chat view's host side (extension) and its webview say to each other, and the shapes
+ * of the transcript both sides hold. Imported by both bundles: no Node or editor API here.
+ * Every message is checked on receipt (`parseHostMessage`, `parseWebviewMessage`): the webview is
+ * a page, and what it posts is data, not trusted calls.
+ */
+
+/** How a tool run stands. */
+export type ToolStatus = "pending" | "running" | "done" | "error" | "aborted";
+
+export interface UserItem {
+  readonly kind: "user";
+  readonly id: string;
+  text: string;
+}
+
+export interface AssistantBlock {
+  type: "text" | "thinking";
+  text: string;
+}
+
+export interface AssistantItem {
+  readonly kind: "assistant";
+  readonly id: string;
+  blocks: AssistantBlock[];
+  /** Text is still arriving. */
+  streaming: boolean;
+}
+
+export interface ToolItem {
+  readonly kind: "tool";
+  /** The tool call id (`toolCallId`). */
+  readonly id: string;
+  name: string;
+  /** One line saying what the call does: the bash command, the path read, the pattern. */
+  summary: string;
+  status: ToolStatus;
+  /** Output as printed (tool_output), else the result's text once it ends. */
+  output: string;
+  /** Earlier output was dropped from `output` to keep the transcript small. */
+  clipped: boolean;
+  /** The result the model read was cut (details.truncation, Pi's markers). */
+  truncated: boolean;
+}
+
+export interface NoticeItem {
+  readonly kind: "notice";
+  readonly id: string;
+  level: "info" | "error";
+  text: string;
+  /** Longer text shown collapsed (a compaction summary). */
+  detail?: string;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+
+export interface ModelOption {
+  /** `provider/id`. */
+  value: string;
+  label: string;
+}
+
+export interface UsageCategory {
+  kind: string;
+  label: string;
+  tokens: number;
+}
+
+/** What the context meter shows (from `pi/session/usage`). */
+export interface UsageView {
+  contextWindow: number;
+  threshold: number;
+  total: number;
+  estimated: boolean;
+  categories: UsageCategory[];
+}
+
+export interface ViewState {
+  running: boolean;
+  models: ModelOption[];
+  /** The model picker's value, `provider/id`, or "" when none is known. */
+  model: string;
+  /** The session's title shown above the transcript ("New chat" before the first answer). */
+  title: string;
+}
+
+/** Host → webview. */
+export type HostMessage =
+  | { type: "reset"; items: TranscriptItem[] }
+  | { type: "upsert"; item: TranscriptItem }
+  | { type: "textDelta"; id: string; block: number; blockType: "text" | "thinking"; text: string }
+  | { type: "toolOutput"; id: string; text: string }
+  | { type: "state"; state: ViewState }
+  | { type: "usage"; usage: UsageView | null }
+  | { type: "setPrompt"; text: string }
+  | { type: "focus" };
+
+/** Webview → host. */
+export type WebviewMessage =
+  | { type: "ready" }
+  | { type: "send"; text: string }
+  | { type: "stop" }
+  | { type: "selectModel"; value: string }
+  | { type: "newSession" }
+  | { type: "sessions" }
+  | { type: "openOutput"; toolCallId: string }
+  | { type: "openLink"; href: string };
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const str = (value: unknown): value is string => typeof value === "string";
+const num = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+const bool = (value: unknown): value is boolean => typeof value === "boolean";
+
+const TOOL_STATUSES: readonly string[] = ["pending", "running", "done", "error", "aborted"];
+
+export function isTranscriptItem(value: unknown): value is TranscriptItem {
+  if (!isObject(value) || !str(value.id)) return false;
+  switch (value.kind) {
+    case "user":
+      return str(value.text);
+    case "assistant":
+      return (
+        bool(value.streaming) &&
+        Array.isArray(value.blocks) &&
+        value.blocks.every((b) => isObject(b) && (b.type === "text" || b.type === "thinking") && str(b.text))
+      );
+    case "tool":
+      return (
+        str(value.name) &&
+        str(value.summary) &&
+        str(value.status) &&
+        TOOL_STATUSES.includes(value.status) &&
+        str(value.output) &&
+        bool(value.clipped) &&
+        bool(value.truncated)
+      );
+    case "notice":
+      return (value.level === "info" || value.level === "error") && str(value.text) && (value.detail === undefined || str(value.detail));
+    default:
+      return false;
+  }
+}
+
+function isUsage(value: unknown): value is UsageView {
+  return (
+    isObject(value) &&
+    num(value.contextWindow) &&
+    num(value.threshold) &&
+    num(value.total) &&
+    bool(value.estimated) &&
+    Array.isArray(value.categories) &&
+    value.categories.every((c) => isObject(c) && str(c.kind) && str(c.label) && num(c.tokens))
+  );
+}
+
+function isState(value: unknown): value is ViewState {
+  return (
+    isObject(value) &&
+    bool(value.running) &&
+    str(value.model) &&
+    str(value.title) &&
+    Array.isArray(value.models) &&
+    value.models.every((m) => isObject(m) && str(m.value) && str(m.label))
+  );
+}
+
+/** A host message as the webview takes it, or undefined for anything else. */
+export function parseHostMessage(data: unknown): HostMessage | undefined {
+  if (!isObject(data)) return undefined;
+  switch (data.type) {
+    case "reset":
+      return Array.isArray(data.items) && data.items.every(isTranscriptItem) ? (data as HostMessage) : undefined;
+    case "upsert":
+      return isTranscriptItem(data.item) ? (data as HostMessage) : undefined;
+    case "textDelta":
+      return str(data.id) && num(data.block) && data.block >= 0 && (data.blockType === "text" || data.blockType === "thinking") && str(data.text)
+        ? (data as HostMessage)
+        : undefined;
+    case "toolOutput":
+      return str(data.id) && str(data.text) ? (data as HostMessage) : undefined;
+    case "state":
+      return isState(data.state) ? (data as HostMessage) : undefined;
+    case "usage":
+      return data.usage === null || isUsage(data.usage) ? (data as HostMessage) : undefined;
+    case "setPrompt":
+      return str(data.text) ? (data as HostMessage) : undefined;
+    case "focus":
+      return { type: "focus" };
+    default:
+      return undefined;
+  }
+}
+
+/** A webview message as the host takes it, or undefined for anything else. */
+export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
+  if (!isObject(data)) return undefined;
+  switch (data.type) {
+    case "ready":
+    case "stop":
+    case "newSession":
+    case "sessions":
+      return { type: data.type };
+    case "send":
+      return str(data.text) ? { type: "send", text: data.text } : undefined;
+    case "selectModel":
+      return str(data.value) ? { type: "selectModel", value: data.value } : undefined;
+    case "openOutput":
+      return str(data.toolCallId) ? { type: "openOutput", toolCallId: data.toolCallId } : undefined;
+    case "openLink":
+      return str(data.href) && isSafeLink(data.href) ? { type: "openLink", href: data.href } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Links the transcript may open: web pages and mail only (no scripts, data, commands or files). */
+export function isSafeLink(href: string): boolean {
+  return /^(https?:\/\/|mailto:)/i.test(href.trim());
+}
+
+/** A token count as people read it: 950, 41.2k, 128k, 1.2M. */
+export function formatTokens(tokens: number): string {
+  if (tokens < 1000) return String(Math.round(tokens));
+  if (tokens < 1_000_000) {
+    const k = tokens / 1000;
+    return `${k >= 100 ? Math.round(k) : Number(k.toFixed(1))}k`;
+  }
+  return `${Number((tokens / 1_000_000).toFixed(1))}M`;
+}
