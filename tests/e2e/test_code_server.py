@@ -1,0 +1,562 @@
+"""The extension in real VS Code (code-server 4.100.3) in headless Chromium, as a user meets it.
+
+The test packages the extension into a ``.vsix`` (``npm run package``), installs it into a
+code-server whose profile, extensions and XDG folders all live in the test's temporary folder,
+points ``pi-lsp.server.command`` at this Python's ``pi_lsp`` and ``pi-lsp.agentDir`` at a
+temporary agent dir whose ``models.json`` names a scripted OpenAI-compatible model
+(:class:`~tests.agent.http_fixtures.LocalHTTPServer`). Then ``vscode-client/e2e/
+code-server-e2e.mjs`` drives the browser: open ``sub/AGENTS.md``, whose instruction contradicts
+the root ``AGENTS.md`` → the PI101 warning in the Problems panel; hover → the instruction order;
+rewrite the line and save → the warning goes; open the pi-lsp chat view, send a prompt → the
+model's ``bash`` call runs and its output shows in a tool card, and the Markdown answer streams
+in (the model holds the second half back until the first is on screen).
+
+Screenshots of every step go to ``test-artifacts/e2e/code-server/`` (printed; ``pytest -s``
+shows it). A failure names the step and carries its screenshot, the driver's output, the end of
+code-server's log and the extension's ``pi-lsp`` output channel.
+
+Needs Chromium and code-server (``.ci/install-code-server.sh`` installs both; ``.ci/run`` runs it).
+Without them the test is skipped, except under CI, where it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.agent.http_fixtures import (
+    Gate,
+    LocalHTTPServer,
+    RecordedRequest,
+    Reply,
+    openai_chunk,
+    openai_tool_calls_reply,
+    sse_reply,
+)
+from tests.processes import alive
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENT = ROOT / "vscode-client"
+DRIVER = CLIENT / "e2e" / "code-server-e2e.mjs"
+SHOTS = ROOT / "test-artifacts" / "e2e" / "code-server"
+CODE_SERVER_VERSION = "4.100.3"
+# where .ci/install-code-server.sh puts it unless told otherwise
+INSTALL_DIR = Path(
+    os.environ.get(
+        "PI_LSP_CODE_SERVER_DIR",
+        Path.home() / ".cache" / "pi-lsp" / f"code-server-{CODE_SERVER_VERSION}",
+    )
+)
+
+NPM_INSTALL_TIMEOUT = 600.0  # seconds; only when vscode-client/node_modules is missing
+PACKAGE_TIMEOUT = 120.0
+READY_TIMEOUT = 60.0  # code-server answering /healthz
+DRIVER_TIMEOUT = 240.0  # the whole browser session
+WAIT_MS = 60_000  # each wait in the driver for the server or the model
+
+CONFLICTING = "# Style\n\n- Never use tabs for indentation.\n"  # ws/AGENTS.md says "Always"
+FIXED = "# Style\n\n- Write short commit messages.\n"  # what the driver types and saves
+API_KEY = "sk-e2e-local-key"
+PROMPT = "Run a command that says hello, please."
+TOOL_OUTPUT = "hello-from-bash"
+ANSWER_HEAD = "**Done.** The command printed `hello-from-bash`."
+ANSWER_TAIL = "\n\nWhat happened:\n\n- the shell ran `echo`\n- its output came back to me\n"
+
+
+def find_code_server() -> Path | None:
+    for candidate in (
+        os.environ.get("PI_LSP_CODE_SERVER"),
+        INSTALL_DIR / "node_modules" / ".bin" / "code-server",
+        shutil.which("code-server"),
+    ):
+        if candidate and os.access(candidate, os.X_OK):
+            return Path(candidate)
+    return None
+
+
+def find_chromium() -> Path | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
+
+
+CODE_SERVER, CHROMIUM = find_code_server(), find_chromium()
+MISSING = [
+    name
+    for name, found in (
+        ("code-server", CODE_SERVER),
+        ("chromium", CHROMIUM),
+        ("npm", shutil.which("npm")),
+    )
+    if found is None
+]
+
+pytestmark = pytest.mark.skipif(
+    bool(MISSING) and not os.environ.get("CI"),
+    reason=f"needs {', '.join(MISSING)} (.ci/install-code-server.sh installs them)",
+)
+
+
+# -- the scripted model ------------------------------------------------------------------------
+
+
+@dataclass
+class ScriptedModel:
+    """First a ``bash`` call, then (once the tool result is in) a Markdown answer in two halves:
+    the second waits for ``rest`` (set when the first is on screen)."""
+
+    rest: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        messages = request.json().get("messages", [])
+        if not any(message.get("role") == "tool" for message in messages):
+            call = {
+                "id": "call_e2e_bash",
+                "name": "bash",
+                "arguments": {"command": "echo " + TOOL_OUTPUT},
+            }
+            return openai_tool_calls_reply([call])
+        parts: list[Any] = [openai_chunk({"role": "assistant", "content": ""})]
+        parts += [
+            openai_chunk({"content": ANSWER_HEAD[i : i + 6]}) for i in range(0, len(ANSWER_HEAD), 6)
+        ]
+        parts.append(Gate(self.rest))
+        parts += [
+            openai_chunk({"content": ANSWER_TAIL[i : i + 6]}) for i in range(0, len(ANSWER_TAIL), 6)
+        ]
+        parts.append(openai_chunk({}, finish_reason="stop"))
+        parts.append("data: [DONE]\n\n")
+        return sse_reply(parts)
+
+
+# -- the editor's world -----------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    tmp: Path
+    workspace: Path
+    agent: Path
+    user_data: Path
+    extensions: Path
+    env: dict[str, str]
+
+    @property
+    def log(self) -> Path:
+        return self.tmp / "code-server.log"
+
+
+def make_world(tmp: Path, model_url: str) -> World:
+    workspace, agent, home = tmp / "ws", tmp / "agent", tmp / "home"
+    for folder in (workspace / "sub", agent, home):
+        folder.mkdir(parents=True)
+    (workspace / "AGENTS.md").write_text("# Style\n\n- Always use tabs for indentation.\n")
+    (workspace / "sub" / "AGENTS.md").write_text(CONFLICTING)
+    models = {
+        "providers": {
+            "local": {
+                "baseUrl": model_url + "/v1",
+                "api": "openai-completions",
+                "apiKey": API_KEY,
+                "models": [{"id": "scripted", "contextWindow": 32000, "maxTokens": 1000}],
+            }
+        }
+    }
+    (agent / "models.json").write_text(json.dumps(models, indent=2))
+
+    user_data = tmp / "code-server" / "user-data"
+    (user_data / "User").mkdir(parents=True)
+    settings = {
+        "pi-lsp.server.command": [sys.executable, "-m", "pi_lsp", "serve"],
+        "pi-lsp.agentDir": str(agent),
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": False,
+        "workbench.welcomePage.walkthroughs.openOnInstall": False,
+        "security.workspace.trust.enabled": False,
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "update.mode": "none",
+        "telemetry.telemetryLevel": "off",
+        "git.enabled": False,
+        "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
+        "editor.suggestOnTriggerCharacters": False,
+    }
+    (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PI_", "VSCODE_"))}
+    env.update(
+        HOME=str(home),
+        PI_CODING_AGENT_DIR=str(agent),
+        XDG_DATA_HOME=str(tmp / "xdg" / "data"),
+        XDG_CONFIG_HOME=str(tmp / "xdg" / "config"),
+        XDG_CACHE_HOME=str(tmp / "xdg" / "cache"),
+        XDG_STATE_HOME=str(tmp / "xdg" / "state"),
+    )
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        env.pop(name, None)
+    return World(tmp, workspace, agent, user_data, tmp / "code-server" / "extensions", env)
+
+
+def code_server_args(world: World) -> list[str]:
+    return [
+        str(CODE_SERVER),
+        "--user-data-dir",
+        str(world.user_data),
+        "--extensions-dir",
+        str(world.extensions),
+    ]
+
+
+def run(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> str:
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    )
+    return done.stdout
+
+
+def package_extension(out: Path) -> Path:
+    """``npm run package`` (vsce, whose prepublish step builds the production bundle)."""
+    env = {**os.environ, "CI": "1", "NO_COLOR": "1"}
+    if not (CLIENT / "node_modules").is_dir():
+        install = "ci" if (CLIENT / "package-lock.json").is_file() else "install"
+        run(
+            ["npm", install, "--no-audit", "--no-fund"],
+            cwd=CLIENT,
+            env=env,
+            timeout=NPM_INSTALL_TIMEOUT,
+        )
+    vsix = out / "pi-lsp.vsix"
+    run(
+        ["npm", "run", "package", "--", "-o", str(vsix)],
+        cwd=CLIENT,
+        env=env,
+        timeout=PACKAGE_TIMEOUT,
+    )
+    check_vsix_contents(vsix)
+    return vsix
+
+
+def check_vsix_contents(vsix: Path) -> None:
+    """What runs and what the marketplace shows, nothing else (``vscode-client/.vscodeignore``)."""
+    with zipfile.ZipFile(vsix) as archive:
+        names = {name.removeprefix("extension/") for name in archive.namelist()}
+    names -= {"[Content_Types].xml", "extension.vsixmanifest"}
+    required = {"package.json", "readme.md", "LICENSE.txt", "dist/extension.js", "dist/webview.js"}
+    assert required <= names, sorted(names)
+    assert "media/pi-lsp.svg" in names, sorted(names)  # the activity-bar icon
+    assert any(name.startswith("dist/") and name.endswith(".css") for name in names), sorted(names)
+    allowed = required | {n for n in names if n.startswith("media/")}
+    allowed |= {n for n in names if n.startswith("dist/") and n.endswith((".js", ".css"))}
+    assert names == allowed, f"unexpected files in the .vsix: {sorted(names - allowed)}"
+
+
+# -- processes ----------------------------------------------------------------------------------
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` now (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[-1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+async def stop_tree(process: asyncio.subprocess.Process) -> None:
+    """End ``process`` (started in a session of its own), its group and every descendant."""
+    pids = descendants(process.pid) | {process.pid}
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + 5.0
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if not any(alive(pid) for pid in pids):
+            break
+    with contextlib.suppress(ProcessLookupError):
+        await asyncio.wait_for(process.wait(), 5.0)
+
+
+@contextlib.asynccontextmanager
+async def code_server(world: World) -> AsyncIterator[str]:
+    """A running code-server on a free port of 127.0.0.1; yields its URL with the workspace."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = world.log.open("wb")
+    process = await asyncio.create_subprocess_exec(
+        *code_server_args(world),
+        "--bind-addr",
+        f"127.0.0.1:{port}",
+        "--auth",
+        "none",
+        "--disable-telemetry",
+        "--disable-update-check",
+        "--disable-workspace-trust",
+        "--disable-getting-started-override",
+        str(world.workspace),
+        cwd=world.tmp,
+        env=world.env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=log,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + READY_TIMEOUT
+        async with httpx.AsyncClient(timeout=2.0) as http:
+            while True:
+                if process.returncode is not None:
+                    pytest.fail(f"code-server exited {process.returncode}\n{tail(world.log)}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get(base + "/healthz")).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    pytest.fail(
+                        f"code-server not ready within {READY_TIMEOUT} s\n{tail(world.log)}"
+                    )
+                await asyncio.sleep(0.2)
+        yield f"{base}/?folder={world.workspace}"
+    finally:
+        await stop_tree(process)
+        log.close()
+
+
+# -- reports ------------------------------------------------------------------------------------
+
+
+def tail(path: Path, size: int = 6000) -> str:
+    if not path.is_file():
+        return f"(no {path})"
+    text = path.read_text(errors="replace")
+    return f"--- end of {path}:\n{text[-size:]}"
+
+
+def output_channel(world: World) -> str:
+    """The extension's ``pi-lsp`` output channel, as VS Code logs it under the profile."""
+    logs = sorted((world.user_data / "logs").glob("**/pi-lsp*.log"))
+    return "\n".join(tail(path, 8000) for path in logs) or "(no pi-lsp output channel log)"
+
+
+@dataclass
+class DriverRun:
+    steps: dict[str, dict[str, Any]]
+    failure: dict[str, Any] | None
+    returncode: int | None
+    stdout: str
+    stderr: str
+
+
+async def drive(config: dict[str, Any], work: Path, model: ScriptedModel) -> DriverRun:
+    """Run the browser driver; let the model finish its answer when the driver says so."""
+    config_file = work / "driver.json"
+    config_file.write_text(json.dumps(config, indent=2))
+    process = await asyncio.create_subprocess_exec(
+        "node",
+        str(DRIVER),
+        str(config_file),
+        cwd=CLIENT,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    steps: dict[str, dict[str, Any]] = {}
+    failure: dict[str, Any] | None = None
+    lines: list[str] = []
+    stderr_task = asyncio.create_task(process.stderr.read())
+
+    async def read() -> None:
+        nonlocal failure
+        assert process.stdout is not None
+        async for raw in process.stdout:
+            line = raw.decode(errors="replace").rstrip("\n")
+            lines.append(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if record.get("event") == "partial-answer":
+                model.rest.set()
+            elif "step" in record:
+                steps[record["step"]] = record
+            elif "failed" in record:
+                failure = record
+        await process.wait()
+
+    try:
+        await asyncio.wait_for(read(), DRIVER_TIMEOUT)
+    except TimeoutError:
+        failure = {"failed": "timeout", "error": f"the driver ran over {DRIVER_TIMEOUT} s"}
+    finally:
+        if process.returncode is None:
+            await stop_tree(process)
+    stderr = (await stderr_task).decode(errors="replace")
+    return DriverRun(steps, failure, process.returncode, "\n".join(lines), stderr)
+
+
+# -- the test -----------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(NPM_INSTALL_TIMEOUT + PACKAGE_TIMEOUT + READY_TIMEOUT + DRIVER_TIMEOUT + 60)
+async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> None:
+    assert not MISSING, f"missing {', '.join(MISSING)}: run .ci/install-code-server.sh"
+    shutil.rmtree(SHOTS, ignore_errors=True)
+    SHOTS.mkdir(parents=True)
+    print(f"code-server e2e screenshots: {SHOTS}")
+
+    vsix = package_extension(tmp_path)
+    model = ScriptedModel()
+    async with LocalHTTPServer(handler=model) as server:
+        world = make_world(tmp_path, server.base_url)
+        installed = run(
+            [*code_server_args(world), "--install-extension", str(vsix)],
+            cwd=tmp_path,
+            env=world.env,
+            timeout=PACKAGE_TIMEOUT,
+        )
+        assert "successfully installed" in installed, installed
+        listed = run(
+            [*code_server_args(world), "--list-extensions", "--show-versions"],
+            cwd=tmp_path,
+            env=world.env,
+            timeout=PACKAGE_TIMEOUT,
+        )
+        assert "pi-lsp.pi-lsp@" in listed, listed
+
+        async with code_server(world) as url:
+            conflict = world.workspace / "sub" / "AGENTS.md"
+            config = {
+                "url": url,
+                "chromium": str(CHROMIUM),
+                "shots": str(SHOTS),
+                "timeoutMs": WAIT_MS,
+                "problemText": "conflicting-instructions",
+                "hoverText": "Instruction order",
+                "file": {
+                    "path": str(conflict),
+                    "relative": "sub/AGENTS.md",
+                    "conflictLine": "Never use tabs for indentation.",
+                    "hoverWord": "Style",
+                    "editWord": "Never",
+                    "editLine": 3,
+                    "replacement": "- Write short commit messages.",
+                    "expectedAfterSave": FIXED,
+                },
+                "chat": {
+                    "prompt": PROMPT,
+                    "toolName": "bash",
+                    "toolOutput": TOOL_OUTPUT,
+                    "partial": "The command printed",
+                    "final": "its output came back to me",
+                },
+            }
+            result = await drive(config, tmp_path, model)
+
+        def report(what: str) -> str:
+            return "\n".join(
+                [
+                    what,
+                    f"screenshots: {SHOTS}",
+                    f"--- driver (exit {result.returncode}):\n{result.stdout}",
+                    result.stderr[-4000:],
+                    tail(world.log),
+                    "--- pi-lsp output channel:",
+                    output_channel(world),
+                ]
+            )
+
+        failure = result.failure
+        assert failure is None and result.returncode == 0, report(
+            f"step {failure and failure.get('failed')!r} failed: {failure and failure.get('error')}"
+            f" (screenshot {failure and failure.get('screenshot')})"
+        )
+        steps = result.steps
+        for record in steps.values():
+            print(f"{record['seconds']:6.1f} s  {record['step']:<17} {record['screenshot']}")
+
+        # The Problems panel listed the conflict on sub/AGENTS.md, and no other finding.
+        problems = steps["problems"]["rows"]
+        assert any("PI101" in row and "use tabs" in row for row in problems), report(str(problems))
+        findings = [row for row in problems if " pi-lsp " in row]
+        assert findings and all("PI101" in row for row in findings), report(str(problems))
+        # The hover showed the instruction order: the root file first, this one second.
+        hover = steps["hover"]["hover"]
+        root_at, sub_at = hover.find(str(world.workspace / "AGENTS.md")), hover.find(str(conflict))
+        assert 0 <= root_at < sub_at, report(hover)
+        assert "this file" in hover, report(hover)
+        # The edit was saved and the conflict went away with it.
+        fixed = steps["fixed"]
+        assert fixed["saved"] == FIXED, report(str(fixed))
+        assert not any("PI101" in row for row in fixed["rows"]), report(str(fixed))
+        assert "No problems have been detected" in fixed["message"], report(str(fixed))
+        assert conflict.read_text() == fixed["saved"]
+
+        # Chat: the prompt reached the model, the bash call ran, its output came back to the
+        # model and into the tool card, and the answer was on screen half-way and in full.
+        assert len(server.requests) == 2, report(f"{len(server.requests)} model requests")
+        first, second = (request.json() for request in server.requests)
+        assert PROMPT in json.dumps(first["messages"]), report(json.dumps(first)[:3000])
+        [tool_message] = [m for m in second["messages"] if m.get("role") == "tool"]
+        assert TOOL_OUTPUT in json.dumps(tool_message), report(json.dumps(tool_message))
+        assert server.requests[0].headers.get("authorization") == f"Bearer {API_KEY}"
+        card = steps["tool-card"]
+        assert card["toolCallId"] == "call_e2e_bash", report(str(card))
+        assert card["output"].strip() == TOOL_OUTPUT, report(str(card))
+        streaming = steps["answer-streaming"]["text"]
+        assert "its output came back" not in streaming, report(streaming)
+        answer = steps["answer"]
+        assert answer["strong"] == ["Done."], report(str(answer))
+        assert "hello-from-bash" in answer["code"], report(str(answer))
+        assert answer["items"] == ["the shell ran echo", "its output came back to me"], report(
+            str(answer)
+        )
+        # The context meter measures against the model's window from models.json (32000).
+        assert "32k" in answer["meter"], report(str(answer))
+        kinds = ["systemPrompt", "contextFiles", "skills", "tools", "messages", "summaries"]
+        assert answer["segments"] == kinds, report(str(answer))
+        for name, record in steps.items():
+            assert Path(record["screenshot"]).is_file(), name
