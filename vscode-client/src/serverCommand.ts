@@ -1,14 +1,17 @@
 /**
  * Which process to start: the configured command, else `<python> -m pi_lsp serve` with the
- * configured interpreter, else the Python extension's active interpreter, else `python3`.
+ * configured interpreter, else with the Python extension's active interpreter, else `pi-lsp
+ * serve` when `pi-lsp` is on the PATH, else `python3 -m pi_lsp serve`.
  * vscode-languageclient appends `--stdio` itself.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 
 export interface ServerCommand {
   command: string;
   args: string[];
   /** Where the command came from, for the output channel and the status item. */
-  source: "setting:server.command" | "setting:server.pythonPath" | "python-extension" | "default";
+  source: "setting:server.command" | "setting:server.pythonPath" | "python-extension" | "path" | "default";
 }
 
 export interface CommandInputs {
@@ -18,6 +21,25 @@ export interface CommandInputs {
   pythonPath: unknown;
   /** The Python extension's active interpreter; only asked when the settings give nothing. */
   activeInterpreter: () => Promise<string | undefined>;
+  /** Where an executable of that name is on the PATH (default: a search of `process.env.PATH`). */
+  findOnPath?: (name: string) => string | undefined;
+}
+
+export const SERVER_PROGRAM = "pi-lsp";
+
+/** The first executable file `name` in the PATH's folders. */
+export function findOnPath(name: string, searchPath = process.env.PATH ?? ""): string | undefined {
+  for (const folder of searchPath.split(path.delimiter)) {
+    if (folder === "") continue;
+    const candidate = path.join(folder, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 
 export const DEFAULT_PYTHON = "python3";
@@ -55,6 +77,10 @@ export async function resolveServerCommand(inputs: CommandInputs): Promise<Serve
   }
   if (active !== undefined) {
     return { command: active, args: [...MODULE_ARGS], source: "python-extension" };
+  }
+  const program = (inputs.findOnPath ?? findOnPath)(SERVER_PROGRAM);
+  if (program !== undefined) {
+    return { command: program, args: ["serve"], source: "path" };
   }
   return { command: DEFAULT_PYTHON, args: [...MODULE_ARGS], source: "default" };
 }

@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { interpreterFromApi, activeInterpreter, PYTHON_EXTENSION_ID, type PythonExtensionApi } from "../src/python";
-import { commandArgv, formatCommand, resolveServerCommand } from "../src/serverCommand";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { commandArgv, findOnPath, formatCommand, resolveServerCommand } from "../src/serverCommand";
 import { stub, Uri } from "./vscode-stub";
 
 beforeEach(() => stub.reset());
@@ -31,8 +34,33 @@ describe("server command resolution order", () => {
     expect(resolved).toEqual({ command: "/venv/bin/python", args: ["-m", "pi_lsp", "serve"], source: "python-extension" });
   });
 
-  it("4. else python3", async () => {
-    const resolved = await resolveServerCommand({ command: undefined, pythonPath: undefined, activeInterpreter: async () => undefined });
+  it("4. else pi-lsp on the PATH", async () => {
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-path-"));
+    const program = path.join(bin, "pi-lsp");
+    fs.writeFileSync(program, "#!/bin/sh\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, "not-executable"), "", { mode: 0o644 });
+    try {
+      expect(findOnPath("pi-lsp", ["/nonexistent", bin].join(path.delimiter))).toBe(program);
+      expect(findOnPath("not-executable", bin)).toBeUndefined();
+      const resolved = await resolveServerCommand({
+        command: [],
+        pythonPath: "",
+        activeInterpreter: async () => undefined,
+        findOnPath: (name) => findOnPath(name, bin),
+      });
+      expect(resolved).toEqual({ command: program, args: ["serve"], source: "path" });
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  it("5. else python3", async () => {
+    const resolved = await resolveServerCommand({
+      command: undefined,
+      pythonPath: undefined,
+      activeInterpreter: async () => undefined,
+      findOnPath: () => undefined,
+    });
     expect(resolved).toEqual({ command: "python3", args: ["-m", "pi_lsp", "serve"], source: "default" });
   });
 
@@ -44,7 +72,7 @@ describe("server command resolution order", () => {
         throw new Error("not ready");
       },
     });
-    expect(resolved.source).toBe("default");
+    expect(resolved.source).not.toBe("python-extension");
   });
 
   it("reads a command given as one string, ignores unusable ones", () => {
