@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pi_lsp.session.context import entry_messages
+from pi_lsp.session.entry_store import UNKNOWN, IndexedEntries, Unknown
 from pi_lsp.session.file_ops import FileOperations, format_file_operations
 from pi_lsp.session.llm_messages import convert_to_llm, js_truthy
 from pi_lsp.session.serialization import conversation_prompt, serialize_conversation
@@ -93,17 +94,23 @@ class BranchCollection:
 
 
 def collect_entries_for_branch_summary(
-    by_id: Mapping[str, Entry], old_leaf_id: str | None, target_id: str
+    by_id: Mapping[str, Entry],
+    old_leaf_id: str | None,
+    target_id: str,
+    *,
+    common: str | Unknown | None = UNKNOWN,
 ) -> BranchCollection:
     """``collectEntriesForBranchSummary``: the old leaf's ancestors up to (not including) the
     deepest entry also on the target's path; without an old leaf, nothing.
 
     ``A─B─C─D(old)`` and ``A─E─F(target)`` give ``B, C, D``. The common ancestor is never
-    included; compaction and branch-summary entries on the way are.
+    included; compaction and branch-summary entries on the way are. ``common``: that ancestor
+    when the caller knows it already.
     """
     if old_leaf_id is None:
         return BranchCollection((), None)
-    common = lowest_common_ancestor(by_id, old_leaf_id, target_id)
+    if isinstance(common, Unknown):
+        common = lowest_common_ancestor(by_id, old_leaf_id, target_id)
     collected: list[Entry] = []
     seen: set[str] = set()
     current: str | None = old_leaf_id
@@ -426,9 +433,15 @@ async def navigate_tree(
     if target is None:
         raise NavigationError(f"Entry {target_id} not found")
 
-    collection = collect_entries_for_branch_summary(
-        index_entries(session.entries), old_leaf, target_id
-    )
+    entries = session.entries
+    if isinstance(entries, IndexedEntries):
+        # by positions: only the abandoned branch's entries are read (they are summarized)
+        common = entries.common_ancestor(old_leaf, target_id)
+        collection = collect_entries_for_branch_summary(
+            entries.by_id, old_leaf, target_id, common=common
+        )
+    else:
+        collection = collect_entries_for_branch_summary(index_entries(entries), old_leaf, target_id)
     plan = TreeNavigation(
         target_id,
         old_leaf,

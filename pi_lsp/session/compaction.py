@@ -223,8 +223,9 @@ def _messages_of(
 
 
 def _last_compaction_index(path: Sequence[Entry]) -> int | None:
-    for index in range(len(path) - 1, -1, -1):
-        if path[index].get("type") == "compaction":
+    kinds = path.kinds() if isinstance(path, EntryPath) else [e.get("type") for e in path]
+    for index in range(len(kinds) - 1, -1, -1):
+        if kinds[index] == "compaction":
             return index
     return None
 

@@ -310,7 +310,9 @@ def _backward_indexed(store: IndexedEntries, position: int) -> SessionContext:
     first_kept: Any = None
     kept_found = False
     tail: list[Entry] = []
-    kept: list[Entry] = []
+    #: positions before the compaction, nearest first: read only once the first kept entry is
+    #: found on the path (else nothing before the compaction is kept, and nothing is read)
+    kept: list[int] = []
     seen: set[int] = set()
     parents = store.parent_links()
     while position >= 0 and position not in seen:
@@ -325,8 +327,7 @@ def _backward_indexed(store: IndexedEntries, position: int) -> SessionContext:
             else:
                 tail.append(entry)
         elif not kept_found:
-            entry = store[position]
-            kept.append(entry)
+            kept.append(position)
             if store.entry_id(position) == first_kept:
                 kept_found = True
         if kind == "thinking_level_change":
@@ -347,4 +348,5 @@ def _backward_indexed(store: IndexedEntries, position: int) -> SessionContext:
         if kept_found and model_found and thinking_level is not None:
             break
         position = parents[position]
-    return _walked_context(compaction, kept if kept_found else [], tail, thinking_level, model)
+    held: list[Entry] = [store[at] for at in kept] if kept_found else []
+    return _walked_context(compaction, held, tail, thinking_level, model)

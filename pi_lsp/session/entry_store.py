@@ -15,12 +15,21 @@ current-version file (new, in memory, migrated), are always live.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, Final, overload
 
 from pi_lsp.session.tree import branch
 
-__all__ = ["LAZY_KINDS", "EntryLoader", "EntryPath", "IndexedEntries", "entry_facts"]
+__all__ = [
+    "LAZY_KINDS",
+    "UNKNOWN",
+    "EntryLoader",
+    "EntryPath",
+    "IndexedEntries",
+    "Unknown",
+    "entry_facts",
+]
 
 Entry = dict[str, Any]
 
@@ -29,6 +38,15 @@ LAZY_KINDS = frozenset({"message", "custom"})
 
 #: Loads the entry at a position from the file (a fresh dict each time).
 EntryLoader = Callable[[int], Entry]
+
+
+class Unknown(enum.Enum):
+    """Type of ``UNKNOWN``: a question the store cannot answer by positions."""
+
+    UNKNOWN = "UNKNOWN"
+
+
+UNKNOWN: Final = Unknown.UNKNOWN
 
 
 def entry_facts(entry: Mapping[str, Any]) -> tuple[Any, Any, Any, bool]:
@@ -84,7 +102,6 @@ class IndexedEntries(Sequence[Entry]):
         "_parent_ids",
         "_parents",
         "_slots",
-        "by_id",
         "positions",
     )
 
@@ -132,7 +149,13 @@ class IndexedEntries(Sequence[Entry]):
         self.positions: dict[str, int] = {
             key: at for at, key in enumerate(self._ids) if isinstance(key, str)
         }
-        self.by_id: Mapping[str, Entry] = _ById(self)
+
+    @property
+    def by_id(self) -> Mapping[str, Entry]:
+        """The entries by id, read through the store (a view made per call: the store does
+        not hold it, so the two make no reference cycle and a dropped session is freed at
+        once, its file descriptor closed)."""
+        return _ById(self)
 
     # -- the sequence -----------------------------------------------------------------------
 
@@ -289,6 +312,22 @@ class IndexedEntries(Sequence[Entry]):
                 return None
         walked.reverse()
         return walked
+
+    def common_ancestor(self, a: str | None, b: str | None) -> str | Unknown | None:
+        """``lowest_common_ancestor(self.by_id, a, b)`` by positions, reading no body;
+        ``UNKNOWN`` when a walk meets a parent cycle (ask the walk by id then)."""
+        if a is None or b is None:
+            return None
+        on_a = self.branch_positions(a)
+        on_b = self.branch_positions(b)
+        if on_a is None or on_b is None:
+            return UNKNOWN
+        held = set(on_a)
+        for position in reversed(on_b):
+            if position in held:
+                key = self._ids[position]
+                return key if isinstance(key, str) else None
+        return None
 
     def branch(self, leaf_id: str | None) -> EntryPath | list[Entry]:
         """``branch(self.by_id, leaf_id)`` as a path over this store (bodies read when used)."""

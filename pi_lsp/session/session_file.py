@@ -144,8 +144,7 @@ class SessionFile:
         self._has_assistant = store.has_assistant()
         last_id = store.entry_id(len(store) - 1) if store else None
         self._leaf_id: str | None = last_id if isinstance(last_id, str) else None
-        if reader is not None and self._leaf_id is not None:
-            store.retain(_context_positions(store, store.positions[self._leaf_id]))
+        self._hold_context()
 
     # -- building -----------------------------------------------------------------------------
 
@@ -577,6 +576,15 @@ class SessionFile:
         if entry_id not in self._by_id:
             raise EntryNotFoundError(entry_id)
         self._leaf_id = entry_id
+        self._hold_context()
+
+    def _hold_context(self) -> None:
+        """Keep the leaf's context in memory (a session reading entries from its file): the
+        agent works on it every turn, and its messages stay the objects the agent holds."""
+        if self._reader is not None and self._leaf_id is not None:
+            position = self._entries.positions.get(self._leaf_id)
+            if position is not None:
+                self._entries.retain(_context_positions(self._entries, position))
 
     def reset_leaf(self) -> None:
         """No leaf: the next append starts a new root."""
@@ -677,6 +685,7 @@ class SessionFile:
             payload["fromHook"] = from_hook
         entry = make_entry(TYPE_BRANCH_SUMMARY, new_entry_id(self._by_id), target_id, payload)
         self._append(entry)
+        self._hold_context()  # the summary continues another branch
         return str(entry["id"])
 
     # -- new sessions from this one -----------------------------------------------------------

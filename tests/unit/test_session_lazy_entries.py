@@ -7,6 +7,8 @@ check here compares such a session with the same file loaded whole.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import os
 import random
@@ -17,10 +19,12 @@ from typing import Any
 import pytest
 
 from pi_lsp.session import session_file as session_file_module
+from pi_lsp.session.branch_summary import navigate_tree
 from pi_lsp.session.compaction import CompactionSettings, prepare_compaction
 from pi_lsp.session.context import UNSET, _forward, build_session_context
 from pi_lsp.session.entry_store import EntryPath, IndexedEntries, entry_facts
 from pi_lsp.session.errors import SessionFileError
+from pi_lsp.session.lines import LineReader
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import branch, index_entries
 
@@ -187,3 +191,82 @@ def test_small_files_and_old_versions_stay_in_memory(tmp_path: Path) -> None:
     store = session.entries
     assert isinstance(store, IndexedEntries)
     assert store.live_count == len(store)
+
+
+class _CountedReads:
+    """Counts the entries read back from a session file."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        original = LineReader.read
+
+        def counted(reader: LineReader, record: int) -> dict[str, Any]:
+            self.count += 1
+            return original(reader, record)
+
+        monkeypatch.setattr(LineReader, "read", counted)
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.usefixtures("lazy_from_any_size")
+def test_a_dropped_session_closes_its_file_at_once(tmp_path: Path) -> None:
+    path = _real_session(tmp_path)
+    gc.collect()
+    gc.disable()  # what frees a session must be reference counting, not a cycle collection
+    try:
+        before = _open_descriptors()
+        for _ in range(20):
+            session = SessionFile.read(path)
+            assert build_session_context(session.entries, session.leaf_id).messages
+            del session
+        assert _open_descriptors() == before
+    finally:
+        gc.enable()
+
+
+@pytest.mark.usefixtures("lazy_from_any_size")
+def test_context_reads_nothing_past_a_compaction_whose_kept_entry_is_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _real_session(tmp_path)
+    with SessionFile.open(path) as session:
+        # as a hook may write it: the first kept entry is on no path
+        session.append_compaction("hook summary", "nowhere", 1, from_hook=True)
+        session.append_message({"role": "user", "content": "next", "timestamp": 3})
+    lazy = SessionFile.read(path)
+    reads = _CountedReads(monkeypatch)
+    context = build_session_context(lazy.entries, lazy.leaf_id)
+    assert [m.get("role") for m in context.messages] == ["compactionSummary", "user"]
+    assert reads.count == 0
+    assert _same_by_value(context, build_session_context(_whole(path).entries, lazy.leaf_id))
+
+
+@pytest.mark.usefixtures("lazy_from_any_size")
+def test_navigating_reads_only_the_branch_it_leaves_and_holds_the_new_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _real_session(tmp_path)
+    session = SessionFile.read(path)
+    store = session.entries
+    assert isinstance(store, IndexedEntries)
+    ids = session.get_branch_ids()
+    # far back, outside the context held at load: an assistant message read from the file
+    target = next(
+        i
+        for i in ids[len(ids) // 2 :]
+        if store.is_assistant(store.positions[i]) and not store.is_live(store.positions[i])
+    )
+    reads = _CountedReads(monkeypatch)
+    result = asyncio.run(navigate_tree(session, target))
+    # nothing summarized: the walk to the common ancestor (the target) reads no body
+    assert reads.count <= 1, reads.count  # the target itself, to see whether it is a user message
+    assert result.new_leaf_id == target == session.leaf_id
+    first = build_session_context(session.entries, session.leaf_id)
+    reads.count = 0
+    again = build_session_context(session.entries, session.leaf_id)
+    assert reads.count == 0, "the new leaf's context is held after the move"
+    assert [id(e) for e in again.entries] == [id(e) for e in first.entries]
+    assert _same_by_value(first, build_session_context(_whole(path).entries, session.leaf_id))
