@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -51,6 +52,7 @@ from pi_lsp.server.trust_requests import agent_dir_of
 from pi_lsp.session.compact_command import preview_compaction
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
+from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.listing import list_sessions
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tokens import compaction_settings
@@ -64,6 +66,16 @@ HIDDEN_ENTRY_TYPES = frozenset({"custom"})
 
 
 # --- which session, which model ---------------------------------------------------------------
+
+
+@contextmanager
+def _file_errors(method: str) -> Iterator[None]:
+    """A session file that fails while it is read (one rewritten in place since it was
+    loaded, a disk error) fails the request, naming the file, instead of an internal error."""
+    try:
+        yield
+    except SessionFileError as error:
+        raise failed(f"{method}: {error}", {"path": error.path}) from error
 
 
 def _names_a_session(raw: Mapping[str, Any]) -> bool:
@@ -218,6 +230,13 @@ def compact_dry_run(
     The branch, settings and window are the ones the compaction would use: a held session's
     resources and model, else the file read as it is and its working directory's settings.
     """
+    with _file_errors(COMPACT):
+        return _compact_preview(ls, sessions, raw)
+
+
+def _compact_preview(
+    ls: PiLanguageServer, sessions: ChatSessions, raw: Mapping[str, Any]
+) -> dict[str, Any]:
     held, session = _located(ls, sessions, raw, COMPACT)
     resources = held.resources if held is not None else ls.state.snapshot(session.cwd)
     recorded = _recorded_model(_context(session)) if held is None else None
@@ -250,7 +269,8 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(USAGE)
     def usage(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return session_usage(ls, sessions, params)
+        with _file_errors(USAGE):
+            return session_usage(ls, sessions, params)
 
     @server.feature(LIST)
     async def listing(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
@@ -258,4 +278,5 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(MESSAGES)
     def messages(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return session_messages(ls, sessions, params)
+        with _file_errors(MESSAGES):
+            return session_messages(ls, sessions, params)

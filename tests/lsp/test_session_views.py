@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from pi_lsp.session.session_file import SessionFile
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
 from tests.lsp.harness import start_client
 from tests.lsp.test_chat import API_KEY, request, write_models
+from tests.unit.test_session_lazy_entries import compacted_fixture_session
 
 KINDS = ["systemPrompt", "contextFiles", "skills", "tools", "messages", "summaries"]
 RESERVE = 5000
@@ -401,6 +403,37 @@ async def test_bad_sessions_are_named_and_the_server_stays_up(workspace: Path) -
         error = await error_of(client, "pi/session/messages", {})
         assert error.code == types.ErrorCodes.InvalidParams
 
+        status = await request(client, "pi/status", {})
+        assert status["root"] == str(workspace / "ws")
+    finally:
+        with contextlib.suppress(Exception):
+            await client.shutdown_session()
+
+
+async def test_a_held_session_rewritten_in_place_fails_by_name(workspace: Path) -> None:
+    """A large session keeps most entries in its file; when another program rewrites that
+    file in place, the views say which file went wrong instead of failing inside."""
+    file = compacted_fixture_session(workspace / "ws")
+    with SessionFile.open(file) as session:  # past 1 MiB: entries stay in the file
+        long_prompt = session.append_message(
+            {"role": "user", "content": "a long prompt " * 8000, "timestamp": 4}
+        )
+        session.append_compaction("the story so far", long_prompt, 2)
+    assert file.stat().st_size > 1 << 20
+    write_models(workspace, "http://127.0.0.1:9")  # never called: nothing asks the model
+    client = await start_client(workspace)
+    try:
+        leaf = SessionFile.read(file).leaf_id
+        held = await request(client, "pi/session/navigate", {"file": str(file), "entryId": leaf})
+        before = await request(client, "pi/session/messages", {"session": held["session"]})
+        assert before["entries"][-1]["id"] == leaf
+        data = re.sub(rb'"id":"[^"]', b'"id":"@', file.read_bytes())  # same size, other ids
+        with open(file, "r+b") as handle:
+            handle.write(data)
+        error = await error_of(client, "pi/session/messages", {"session": held["session"]})
+        assert error.code == types.LSPErrorCodes.RequestFailed
+        assert str(file) in error.message and "changed on disk" in error.message
+        assert error.data == {"path": str(file)}
         status = await request(client, "pi/status", {})
         assert status["root"] == str(workspace / "ws")
     finally:

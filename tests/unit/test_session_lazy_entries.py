@@ -91,7 +91,7 @@ def _whole(path: Path) -> SessionFile:
     return SessionFile._from_bytes(str(path), path.read_bytes(), cwd=None, writer=None)
 
 
-def _real_session(tmp_path: Path) -> Path:
+def compacted_fixture_session(tmp_path: Path) -> Path:
     """A current-version copy of Pi's larger fixture session (migrated by opening it)."""
     copy = tmp_path / "large.jsonl"
     copy.write_bytes((FIXTURES / "large-session.jsonl").read_bytes())
@@ -111,7 +111,7 @@ def _real_session(tmp_path: Path) -> Path:
 
 @pytest.mark.usefixtures("lazy_from_any_size")
 def test_a_real_session_reads_the_same_with_most_entries_left_in_the_file(tmp_path: Path) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     lazy = SessionFile.read(path)
     whole = _whole(path)
     store = lazy.entries
@@ -139,7 +139,7 @@ def test_a_real_session_reads_the_same_with_most_entries_left_in_the_file(tmp_pa
 
 @pytest.mark.usefixtures("lazy_from_any_size")
 def test_appending_to_a_lazily_opened_session_writes_and_reads_back(tmp_path: Path) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     before = len(_whole(path).entries)
     with SessionFile.open(path) as session:
         assert isinstance(session.entries, IndexedEntries)
@@ -157,7 +157,7 @@ def test_appending_to_a_lazily_opened_session_writes_and_reads_back(tmp_path: Pa
 
 @pytest.mark.usefixtures("lazy_from_any_size")
 def test_a_file_rewritten_in_place_is_reported_with_its_line(tmp_path: Path) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     session = SessionFile.read(path)
     store = session.entries
     assert isinstance(store, IndexedEntries)
@@ -175,7 +175,7 @@ def test_a_file_rewritten_in_place_is_reported_with_its_line(tmp_path: Path) -> 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
 def test_a_file_replaced_by_rename_keeps_reading_the_loaded_version(tmp_path: Path) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     session = SessionFile.read(path)
     want = list(_whole(path).entries)
     replacement = tmp_path / "other.jsonl"
@@ -213,7 +213,7 @@ def _open_descriptors() -> int:
 
 @pytest.mark.usefixtures("lazy_from_any_size")
 def test_a_dropped_session_closes_its_file_at_once(tmp_path: Path) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     gc.collect()
     gc.disable()  # what frees a session must be reference counting, not a cycle collection
     try:
@@ -231,7 +231,7 @@ def test_a_dropped_session_closes_its_file_at_once(tmp_path: Path) -> None:
 def test_context_reads_nothing_past_a_compaction_whose_kept_entry_is_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     with SessionFile.open(path) as session:
         # as a hook may write it: the first kept entry is on no path
         session.append_compaction("hook summary", "nowhere", 1, from_hook=True)
@@ -248,7 +248,7 @@ def test_context_reads_nothing_past_a_compaction_whose_kept_entry_is_elsewhere(
 def test_navigating_reads_only_the_branch_it_leaves_and_holds_the_new_context(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _real_session(tmp_path)
+    path = compacted_fixture_session(tmp_path)
     session = SessionFile.read(path)
     store = session.entries
     assert isinstance(store, IndexedEntries)
