@@ -47,7 +47,6 @@ from pi_lsp.session.tokens import (
     estimate_messages_tokens,
     should_compact,
 )
-from pi_lsp.session.tree import branch, index_entries
 from pi_lsp.tools.truncation import utf16_len
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "CompactPreview", "preview_compaction", "run_compact_command"]
@@ -120,7 +119,7 @@ def _context_tokens_at(path: Sequence[Entry]) -> tuple[int, int, str | None, int
     if not path:
         return 0, 0, None, 0
     leaf = path[-1].get("id")
-    context = build_session_context(list(path), leaf if isinstance(leaf, str) else UNSET)
+    context = build_session_context(path, leaf if isinstance(leaf, str) else UNSET)
     owners: list[Any] = []
     for entry in context.entries:
         owners.extend(entry.get("id") for _ in entry_messages(entry))
@@ -133,11 +132,12 @@ def _context_tokens_at(path: Sequence[Entry]) -> tuple[int, int, str | None, int
 def _kept_tokens(preparation: CompactionPreparation) -> int:
     """Tokens of the context after the compaction, the summary left out: the path with a
     stand-in compaction entry, projected as Pi would."""
-    path = list(preparation.path_entries)
+    # from the first kept entry on: all the stand-in's context can reach (and all it holds)
+    path = list(preparation.path_entries[preparation.first_kept_entry_index :])
     stand_in: Entry = {
         "type": "compaction",
         "id": "\0dry-run",
-        "parentId": path[-1].get("id") if path else None,
+        "parentId": preparation.path_entries[-1].get("id") if preparation.path_entries else None,
         "timestamp": "1970-01-01T00:00:00.000Z",
         "summary": "",
         "firstKeptEntryId": preparation.first_kept_entry_id,
@@ -339,13 +339,11 @@ def run_compact_command(opts: argparse.Namespace) -> int:
     if session is None:
         return EXIT_BAD_FILE
 
-    entries = list(session.entries)
-    by_id = index_entries(entries)
     leaf = opts.leaf if opts.leaf is not None else session.leaf_id
-    if opts.leaf is not None and opts.leaf not in by_id:
+    if opts.leaf is not None and session.get_entry(opts.leaf) is None:
         report(f"{file}: no entry with id {opts.leaf!r}")
         return EXIT_USAGE
-    path = branch(by_id, leaf)
+    path = session.get_branch(leaf) if leaf is not None else []
     preview = preview_compaction(path, settings, window)
     if opts.json:
         write_json({"file": file, **preview.to_json()})

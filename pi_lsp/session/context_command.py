@@ -27,7 +27,6 @@ from pi_lsp.session.command_support import (
 )
 from pi_lsp.session.context import UNSET, SessionContext, Unset, build_session_context
 from pi_lsp.session.llm_messages import convert_to_llm
-from pi_lsp.session.tree import index_entries
 
 __all__ = ["run_context_command"]
 
@@ -114,13 +113,12 @@ def run_context_command(opts: argparse.Namespace) -> int:
     if session is None:
         return EXIT_BAD_FILE
 
-    entries = list(session.entries)
-    by_id = index_entries(entries)
+    entries = session.entries  # read through the session: entries kept in its file stay there
     requested: str | None = opts.leaf
     leaf_arg: str | Unset = UNSET
     leaf = session.leaf_id
     if requested is not None:
-        if requested in by_id:
+        if session.get_entry(requested) is not None:
             leaf_arg, leaf = requested, requested
         else:
             fallback = f"the last entry ({leaf})" if leaf else "the last entry"
@@ -129,7 +127,7 @@ def run_context_command(opts: argparse.Namespace) -> int:
             report(
                 f"{path}: no entry with id {requested!r}; projecting from {fallback}, as Pi does"
             )
-    context = build_session_context(entries, leaf_arg, by_id=by_id)
+    context = build_session_context(entries, leaf_arg)
     messages = convert_to_llm(context.messages)
 
     if opts.json:
