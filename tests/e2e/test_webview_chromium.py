@@ -85,6 +85,7 @@ def test_page_loads_under_its_csp_with_every_control(seen: dict[str, Any]) -> No
         "button#send",
         "button#stop",
         "select#model",
+        "select#thinking",
         "button#new-session",
         "button#sessions",
         "#transcript",
@@ -118,10 +119,19 @@ def test_a_streamed_answer_renders_piece_by_piece_in_order(seen: dict[str, Any])
     assert rendered["user"] == "list the files <b>now</b>"
     assert rendered["userBold"] == 0
     assert rendered["order"] == ["u1", "a1"]
-    # Clicking a link asks the host; the page stays where it is.
-    assert {"type": "openLink", "href": "https://example.com/docs"} in seen["posted"]
+    # Clicking a link posts nothing (VS Code's webview host opens it, once); the page stays where
+    # it is.
+    assert seen["postedOnLinkClick"] == []
+    assert not [m for m in seen["posted"] if m.get("type") == "openLink"]
     assert seen["urlAfterClick"] == "https://webview.test/index.html"
     assert seen["linkified"] == ["https://example.org/x", "mailto:dev@example.org"]
+    # Mail links lose their query.
+    assert seen["mailHrefs"] == ["mailto:dev@example.org", "mailto:a@b.c"]
+
+
+@pytest.mark.timeout(120)
+def test_only_cards_with_a_tool_run_offer_the_full_output(seen: dict[str, Any]) -> None:
+    assert seen["openButtons"] == {"call-1": True, "bx1": False, "p1": False, "p1Running": True}
 
 
 @pytest.mark.timeout(120)
@@ -208,3 +218,35 @@ def test_prompt_keys_buttons_and_host_messages(seen: dict[str, Any]) -> None:
     assert seen["ignoredMalformed"]
     assert seen["setPrompt"] == "edit me"
     assert seen["afterReset"] == {"ids": ["r1", "r2"], "em": "rebuilt"}
+
+
+@pytest.mark.timeout(120)
+def test_thinking_picker_posts_a_pick_and_shows_the_hosts_level(seen: dict[str, Any]) -> None:
+    assert seen["thinkingLevels"] == ["off", "minimal", "low", "medium", "high", "xhigh"]
+    assert seen["thinkingPlacement"] == {"sameRow": True, "afterModel": True, "sameLook": True}
+    # While an answer runs the level cannot change.
+    assert seen["thinkingWhileRunning"] == {"value": "medium", "disabled": True}
+    idle = seen["thinkingIdle"]
+    assert idle == {
+        "value": "medium",
+        "disabled": False,
+        "title": "Thinking: medium",
+        "label": "Thinking",
+        "visible": True,
+    }
+    assert seen["thinkingPicked"]["value"] == "high"
+    assert {"type": "selectThinking", "value": "high"} in seen["posted"]
+    # The host's level wins (here: it refused "high" and says "low" holds).
+    assert seen["thinkingFromHost"]["value"] == "low"
+    assert seen["thinkingFromHost"]["title"] == "Thinking: low"
+    # A model without reasoning: off, and the picker cannot be used.
+    no_reasoning = seen["thinkingNoReasoning"]
+    assert no_reasoning["value"] == "off"
+    assert no_reasoning["disabled"]
+    assert no_reasoning["title"] == "Thinking: off (this model does not reason)"
+    # Before a session says its level: the server's default.
+    assert seen["thinkingDefault"]["value"] == ""
+    assert seen["thinkingDefault"]["title"] == "Thinking: the default level"
+    assert not seen["thinkingDefault"]["disabled"]
+    # A state with an unknown level is ignored.
+    assert seen["thinkingAfterBadState"] == seen["thinkingDefault"]

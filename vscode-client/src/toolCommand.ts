@@ -20,6 +20,8 @@ import {
 } from "./vscodeapi";
 
 export const RUN_TOOL_COMMAND = "pi-lsp.runTool";
+/** How many runs keep their output channel; an older run's channel is disposed. */
+export const KEPT_RUN_CHANNELS = 5;
 
 /** A short name for the run's channel: the tool and what it works on. */
 export function runTitle(tool: string, args: Record<string, unknown>, count: number): string {
@@ -30,6 +32,8 @@ export function runTitle(tool: string, args: Record<string, unknown>, count: num
 
 export function registerToolCommand(client: PiClient, streams: ToolStreams, output: OutputChannel): Disposable {
   let runs = 0;
+  /** The channels of the last runs, oldest first. */
+  const channels: ReturnType<typeof createPlainOutputChannel>[] = [];
 
   const runTool = async () => {
     const tool = await showQuickPick(TOOLS, "pi-lsp: the tool to run");
@@ -49,6 +53,8 @@ export function registerToolCommand(client: PiClient, streams: ToolStreams, outp
     runs += 1;
     const title = runTitle(tool, parsed.args, runs);
     const channel = createPlainOutputChannel(title);
+    channels.push(channel);
+    while (channels.length > KEPT_RUN_CHANNELS) channels.shift()!.dispose();
     channel.show(true);
     const log = new ToolRunLog();
     const stream = streams.newStreamId();
@@ -74,5 +80,11 @@ export function registerToolCommand(client: PiClient, streams: ToolStreams, outp
     if (outcome.kind === "error") output.error(`pi/runTool ${tool}: ${outcome.message}`);
   };
 
-  return registerCommand(RUN_TOOL_COMMAND, runTool);
+  const command = registerCommand(RUN_TOOL_COMMAND, runTool);
+  return {
+    dispose: () => {
+      command.dispose();
+      for (const channel of channels.splice(0)) channel.dispose();
+    },
+  };
 }

@@ -2,7 +2,7 @@
  * The chat controller against the real server and a local model: a prompt with a bash call
  * streams into the transcript as the webview will show it, the session becomes the active one,
  * the meter gets `pi/session/usage`, the session list and `pi/session/messages` rebuild the same
- * transcript, and Stop aborts a running answer.
+ * transcript, Stop aborts a running answer, and the thinking picker switches a session's level.
  *
  * The model is a small HTTP server here answering in OpenAI's streaming format. Runs when
  * `PI_LSP_PYTHON` names an interpreter with pi-lsp installed (tests/e2e/test_vscode_client.py
@@ -70,6 +70,8 @@ describe.skipIf(!python)("the chat view's controller against pi-lsp serve", () =
   let model: http.Server;
   let connection: ProtocolConnection;
   const replies: Reply[] = [];
+  /** The request bodies the model was sent, in order. */
+  const bodies: Record<string, unknown>[] = [];
   const eventListeners: ((params: unknown) => void)[] = [];
   let client: ChatClient;
 
@@ -79,8 +81,10 @@ describe.skipIf(!python)("the chat view's controller against pi-lsp serve", () =
     fs.writeFileSync(path.join(tmp, "ws", "AGENTS.md"), "# Rules\n\n- Answer briefly.\n");
 
     model = http.createServer((request, response) => {
-      request.resume();
+      const body: Buffer[] = [];
+      request.on("data", (piece: Buffer) => body.push(piece));
       request.on("end", () => {
+        bodies.push(JSON.parse(Buffer.concat(body).toString("utf8") || "{}") as Record<string, unknown>);
         const reply = replies.shift();
         if (reply) reply(response);
         else response.writeHead(500).end("no reply queued");
@@ -90,7 +94,7 @@ describe.skipIf(!python)("the chat view's controller against pi-lsp serve", () =
     const port = (model.address() as AddressInfo).port;
     const models = {
       providers: {
-        local: { baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: "sk-test-chat", models: [{ id: "m1", contextWindow: 64000 }] },
+        local: { baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: "sk-test-chat", models: [{ id: "m1", contextWindow: 64000 }, { id: "m2", contextWindow: 64000, reasoning: true }] },
       },
     };
     fs.writeFileSync(path.join(tmp, "agent", "models.json"), JSON.stringify(models));
@@ -176,6 +180,42 @@ describe.skipIf(!python)("the chat view's controller against pi-lsp serve", () =
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(other.tracker.current?.file).toBe(active.file);
       expect(summary(other.chat.transcript.items)).toEqual(live);
+    },
+    WAIT_MS,
+  );
+
+  it(
+    "switches the session's thinking level: recorded in the session, used for the next answer, shown when reopened",
+    async () => {
+      replies.push(textReply("First."), textReply("Second."));
+      const { chat, tracker } = controller();
+      await chat.refreshModels();
+      await chat.send("think about it");
+      expect(chat.state).toMatchObject({ model: "local/m1", reasoning: false, thinking: "off" });
+
+      await chat.handle({ type: "selectModel", value: "local/m2" });
+      expect(chat.state).toMatchObject({ model: "local/m2", reasoning: true });
+      await chat.handle({ type: "selectThinking", value: "high" });
+      expect(summary(chat.transcript.items).filter((line) => line.startsWith("notice"))).toEqual([]);
+      expect(chat.state.thinking).toBe("high");
+
+      const active = tracker.current!;
+      const saved = await client.request<{ entries: { type: string; thinkingLevel?: string }[] }>("pi/session/messages", { session: active.session });
+      expect(saved.entries.filter((entry) => entry.type === "thinking_level_change").at(-1)?.thinkingLevel).toBe("high");
+
+      const asked = bodies.length;
+      await chat.send("and again");
+      expect(bodies.slice(asked).map((body) => [body.model, body.reasoning_effort])).toEqual([["m2", "high"]]);
+      expect(chat.state.thinking).toBe("high");
+
+      // Another window opens the session from the list: its picker shows the level.
+      const other = controller();
+      await other.chat.refreshModels();
+      stub.picks = ["think about it"];
+      await other.chat.openSession();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(other.tracker.current?.file).toBe(active.file);
+      expect(other.chat.state.thinking).toBe("high");
     },
     WAIT_MS,
   );

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { ActiveSessionTracker } from "../src/activeSession";
 import { ChatController, type ChatClient } from "../src/chat/controller";
-import type { HostMessage, ToolItem } from "../src/chat/protocol";
+import { parseHostMessage, parseWebviewMessage, type HostMessage, type ToolItem, type ViewState } from "../src/chat/protocol";
 import { chatHtml, CHAT_COMMANDS, CHAT_VIEW, registerChatView } from "../src/chat/view";
 import { summary } from "./transcriptText";
 import { CancellationToken, stub, Uri } from "./vscode-stub";
@@ -47,12 +47,18 @@ const USAGE = {
 const MODELS = {
   configPath: "/agent/models.json",
   models: [
-    { provider: "anthropic", id: "claude-x", name: "Claude X", hasKey: true },
-    { provider: "openai", id: "gpt-y", name: "GPT Y", hasKey: false },
+    { provider: "anthropic", id: "claude-x", name: "Claude X", hasKey: true, reasoning: true },
+    { provider: "openai", id: "gpt-y", name: "GPT Y", hasKey: false, reasoning: false },
   ],
   builtinProviders: [],
   selected: null,
 };
+
+/** The last `state` the page was sent. */
+function lastState(posted: readonly HostMessage[]): ViewState | undefined {
+  const last = posted.filter((m) => m.type === "state").at(-1);
+  return last?.type === "state" ? last.state : undefined;
+}
 
 /** One answer with a thinking part, a bash call with live output and a cut result, then text. */
 function recordedTurn(session: string, turn: number): Record<string, unknown>[] {
@@ -446,6 +452,164 @@ describe("the chat controller", () => {
     expect(chat.state.model).toBe("openai/gpt-y");
   });
 
+  it("switches the session's thinking level with pi/model/select and shows the level the server answers", async () => {
+    const { client, calls } = fakeClient({
+      "pi/models": () => ({ ...MODELS, selected: { provider: "anthropic", id: "claude-x" } }),
+      "pi/model/select": (params) => ({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws", model: { provider: "anthropic", id: "claude-x" }, thinkingLevel: params.thinkingLevel }),
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws" });
+    const changes: string[] = [];
+    tracker.onDidChange((session, change) => changes.push(`${change.kind}:${session?.session ?? "-"}`));
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    await chat.refreshModels();
+    expect(lastState(posted)).toMatchObject({ model: "anthropic/claude-x", reasoning: true, thinking: "" });
+
+    await chat.handle({ type: "selectThinking", value: "high" });
+    expect(calls.filter((c) => c.method === "pi/model/select").map((c) => c.params)).toEqual([{ thinkingLevel: "high", session: "s1", file: "/s/s1.jsonl" }]);
+    expect(lastState(posted)).toMatchObject({ thinking: "high", reasoning: true });
+    // The Session view is told, so it shows the new "Thinking: high" entry.
+    expect(changes).toEqual(["updated:s1"]);
+    expect(chat.transcript.items).toEqual([]);
+  });
+
+  it("takes the level from each pi/chat result, from an opened session's last change, and starts a new chat at the default", async () => {
+    let level = "medium";
+    const { client } = fakeClient({
+      "pi/chat": () => ({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws", model: { provider: "anthropic", id: "claude-x" }, thinkingLevel: level, turn: 2, stopReason: "stop", text: "" }),
+      "pi/models": () => MODELS,
+      "pi/session/usage": () => USAGE,
+      "pi/session/list": () => ({
+        sessions: [{ file: "/s/b.jsonl", id: "b", cwd: "/ws", name: "Refactor", modified: "2020-01-01T00:00:00Z", messageCount: 2, firstMessage: "refactor x" }],
+      }),
+      "pi/session/messages": () => ({
+        entries: [
+          { id: "e0", type: "model_change", provider: "anthropic", modelId: "claude-x" },
+          { id: "e1", type: "thinking_level_change", thinkingLevel: "low" },
+          { id: "e2", type: "message", message: { role: "user", content: "refactor x" } },
+          { id: "e3", type: "thinking_level_change", thinkingLevel: "xhigh" },
+          { id: "e4", type: "message", message: { role: "assistant", content: [{ type: "text", text: "Done." }] } },
+        ],
+      }),
+    });
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws" });
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    await chat.refreshModels();
+    await chat.send("go on");
+    expect(lastState(posted)).toMatchObject({ model: "anthropic/claude-x", thinking: "medium", running: false });
+    level = "minimal";
+    await chat.send("and more");
+    expect(lastState(posted)?.thinking).toBe("minimal");
+
+    stub.picks = ["Refactor"];
+    await chat.openSession();
+    await tick();
+    expect(tracker.current?.session).toBe("b");
+    expect(lastState(posted)).toMatchObject({ title: "Refactor", thinking: "xhigh" });
+
+    await chat.handle({ type: "newSession" });
+    expect(lastState(posted)).toMatchObject({ title: "New chat", thinking: "" });
+  });
+
+  it("keeps the level picked in a new chat for its first prompt", async () => {
+    const { client, calls } = fakeClient({
+      "pi/chat": (params) => ({ session: "n1", file: "/s/n1.jsonl", cwd: "/ws", model: { provider: "anthropic", id: "claude-x" }, thinkingLevel: params.thinkingLevel, turn: 1, stopReason: "stop", text: "" }),
+      "pi/models": () => MODELS,
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    await chat.refreshModels();
+    await chat.handle({ type: "selectThinking", value: "low" });
+    // No session yet: nothing to switch, the picker shows the level.
+    expect(calls.filter((c) => c.method === "pi/model/select")).toEqual([]);
+    expect(lastState(posted)?.thinking).toBe("low");
+    await chat.send("hello");
+    expect(calls.find((c) => c.method === "pi/chat")!.params).toEqual({ text: "hello", thinkingLevel: "low" });
+    expect(tracker.current?.session).toBe("n1");
+    expect(lastState(posted)?.thinking).toBe("low");
+  });
+
+  it("shows thinking off and disabled for a model without reasoning, and changes nothing there", async () => {
+    const { client, calls } = fakeClient({
+      "pi/models": () => ({ ...MODELS, selected: { provider: "openai", id: "gpt-y" } }),
+      "pi/model/select": (params) => ({ session: "s1", model: { provider: params.provider, id: params.model }, thinkingLevel: params.model === "gpt-y" ? "off" : "high" }),
+      "pi/session/usage": () => ({ ...USAGE, model: { provider: "openai", id: "gpt-y" } }),
+    });
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: null, cwd: "/ws" });
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    await chat.refreshModels();
+    expect(lastState(posted)).toMatchObject({ model: "openai/gpt-y", reasoning: false, thinking: "off" });
+    await chat.handle({ type: "selectThinking", value: "high" });
+    expect(calls.filter((c) => c.method === "pi/model/select")).toEqual([]);
+    expect(lastState(posted)).toMatchObject({ reasoning: false, thinking: "off" });
+    expect(summary(chat.transcript.items)).toEqual(["notice info: This model does not reason: thinking stays off."]);
+    // Switching to a model that reasons gives the picker back, at the level the session answers.
+    await chat.handle({ type: "selectModel", value: "anthropic/claude-x" });
+    expect(lastState(posted)).toMatchObject({ model: "anthropic/claude-x", reasoning: true, thinking: "high" });
+  });
+
+  it("leaves the level as it was when the server refuses (a busy session) and while an answer runs", async () => {
+    let finish: (value: unknown) => void = () => undefined;
+    const { client, calls } = fakeClient({
+      "pi/models": () => ({ ...MODELS, selected: { provider: "anthropic", id: "claude-x" } }),
+      "pi/model/select": () => {
+        throw Object.assign(new Error("Wait for the current response to finish before changing the model."), { code: -32803 });
+      },
+      "pi/chat": () => new Promise((resolve) => (finish = resolve)),
+      "pi/session/usage": () => USAGE,
+      "pi/session/messages": () => ({ entries: [{ id: "t1", type: "thinking_level_change", thinkingLevel: "medium" }] }),
+    });
+    const tracker = new ActiveSessionTracker();
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    await chat.refreshModels();
+    tracker.switchTo({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws" });
+    await tick();
+    expect(lastState(posted)?.thinking).toBe("medium");
+
+    const states = posted.length;
+    await chat.handle({ type: "selectThinking", value: "xhigh" });
+    expect(summary(chat.transcript.items).at(-1)).toBe("notice error: The thinking level was not changed: Wait for the current response to finish before changing the model.");
+    // The page is told the level that holds, so its picker goes back.
+    expect(lastState(posted.slice(states))?.thinking).toBe("medium");
+
+    const sending = chat.send("work");
+    await tick();
+    const asked = calls.filter((c) => c.method === "pi/model/select").length;
+    await chat.handle({ type: "selectThinking", value: "low" });
+    expect(calls.filter((c) => c.method === "pi/model/select")).toHaveLength(asked);
+    expect(summary(chat.transcript.items).at(-1)).toBe("notice info: The thinking level can be changed when the answer has finished.");
+    expect(lastState(posted)).toMatchObject({ running: true, thinking: "medium" });
+    finish({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws", thinkingLevel: "medium" });
+    await sending;
+    expect(lastState(posted)).toMatchObject({ running: false, thinking: "medium" });
+  });
+
+  it("takes only the six levels from the page, and a state only with its level", () => {
+    for (const value of ["off", "minimal", "low", "medium", "high", "xhigh"]) {
+      expect(parseWebviewMessage({ type: "selectThinking", value })).toEqual({ type: "selectThinking", value });
+    }
+    for (const value of ["max", "HIGH", "", 3, undefined]) expect(parseWebviewMessage({ type: "selectThinking", value })).toBeUndefined();
+    const state = { running: false, models: [], model: "", thinking: "high", reasoning: true, title: "New chat" };
+    expect(parseHostMessage({ type: "state", state })).toEqual({ type: "state", state });
+    expect(parseHostMessage({ type: "state", state: { ...state, thinking: "" } })).toBeDefined();
+    expect(parseHostMessage({ type: "state", state: { ...state, thinking: "turbo" } })).toBeUndefined();
+    expect(parseHostMessage({ type: "state", state: { ...state, reasoning: "yes" } })).toBeUndefined();
+  });
+
   it("shows a broken models.json once, and says nothing while the server is not running", async () => {
     let failure: Error = new Error("the pi-lsp server is not running");
     const { client } = fakeClient({
@@ -602,8 +766,8 @@ describe("the chat view", () => {
     page.fromPage("send");
     await tick();
     expect(stub.executed).toEqual([{ command: "pi-lsp.openToolOutput", args: [{ session: "s1", toolCallId: "call-7" }] }]);
-    expect(stub.external).toHaveLength(1);
-    expect(stub.external[0]).toContain("example.com/docs");
+    // Links are opened by VS Code's webview host itself: the extension opens none (not twice).
+    expect(stub.external).toEqual([]);
   });
 
   it("registers the chat commands; Stop cancels the running request", async () => {
@@ -643,8 +807,316 @@ describe("the package manifest", () => {
     expect(contributes.views["pi-lsp"]).toContainEqual({ type: "webview", id: "pi-lsp.chat", name: "Chat" });
     const commands = contributes.commands.map((c: { command: string }) => c.command);
     for (const id of Object.values(CHAT_COMMANDS)) expect(commands).toContain(id);
-    expect(contributes.keybindings).toContainEqual({ command: "pi-lsp.chat.focus", key: "ctrl+alt+i", mac: "cmd+alt+i" });
+    expect(contributes.keybindings).toContainEqual({ command: "pi-lsp.chat.focus", key: "ctrl+shift+alt+i", mac: "cmd+shift+alt+i" });
   });
 });
 
 vi.setConfig({ testTimeout: 5000 });
+
+describe("review fixes", () => {
+  /** An assistant answer of one text piece, as events of `turn` from seq 1. */
+  function answer(session: string, turn: number, text: string): Record<string, unknown>[] {
+    return [
+      { type: "message_start", message: { role: "assistant", content: [] } },
+      { type: "text_delta", contentIndex: 0, text },
+      { type: "message_end", message: { role: "assistant", stopReason: "stop", content: [{ type: "text", text }] } },
+    ].map((event, index) => ({ session, turn, seq: index + 1, ...event }));
+  }
+
+  it("keeps showing answers after a server restart, which counts turns from 1 again (a new epoch)", () => {
+    const { client } = fakeClient({});
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws" });
+    const chat = new ChatController(client, tracker);
+    for (const event of answer("s1", 3, "before")) chat.dispatch(event);
+    chat.dispatch({ session: "s1", turn: 3, seq: 4, type: "auto_retry_start", attempt: 1, maxAttempts: 3, errorMessage: "overloaded" });
+    // The server restarted: the same session id, turns from 1 again, without serverStarted.
+    for (const event of answer("s1", 1, "after restart")) chat.dispatch(event);
+    chat.dispatch({ session: "s1", turn: 1, seq: 4, type: "auto_retry_start", attempt: 1, maxAttempts: 3, errorMessage: "again" });
+    // And once more, told by serverStarted: turn 1 again gets its own retry notice.
+    chat.serverStarted();
+    for (const event of answer("s1", 1, "second restart")) chat.dispatch(event);
+    chat.dispatch({ session: "s1", turn: 1, seq: 4, type: "auto_retry_start", attempt: 2, maxAttempts: 3, errorMessage: "third" });
+    // A repeated event of the current turn is still dropped.
+    chat.dispatch({ session: "s1", turn: 1, seq: 2, type: "text_delta", contentIndex: 0, text: "dup" });
+    expect(summary(chat.transcript.items)).toEqual([
+      "assistant: text=before",
+      "notice info: Retrying (attempt 1/3): overloaded",
+      "assistant: text=after restart",
+      "notice info: Retrying (attempt 1/3): again",
+      "assistant: text=second restart",
+      "notice info: Retrying (attempt 2/3): third",
+    ]);
+  });
+
+  it("the view's serverStarted resets the watermark", () => {
+    const handlers: Record<string, Handler> = { "pi/session/usage": () => USAGE, "pi/models": () => MODELS };
+    const { client } = fakeClient(handlers);
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: null, cwd: "/ws" });
+    const chat = registerChatView(client, tracker, Uri.file("/ext") as never);
+    const controller = chat.provider.controller;
+    for (const event of answer("s1", 1, "one")) chat.dispatch(event);
+    chat.serverStarted();
+    // Turn 1 again, seqs 1..3 again: not duplicates.
+    for (const event of answer("s1", 1, "two")) chat.dispatch(event);
+    expect(summary(controller.transcript.items)).toEqual(["assistant: text=one", "assistant: text=two"]);
+    for (const disposable of chat.disposables) disposable.dispose();
+  });
+
+  it("after Stop on a new chat's first answer the adopted session is active and the next prompt continues it", async () => {
+    let chats = 0;
+    const { client, calls } = fakeClient({
+      "pi/chat": (params, token) => {
+        chats += 1;
+        if (chats === 1) {
+          return new Promise((_resolve, reject) => {
+            for (const event of answer("new-1", 1, "partial")) chat.dispatch(event);
+            token!.onCancellationRequested(() => reject(Object.assign(new Error("Request cancelled"), { code: -32800 })));
+          });
+        }
+        expect(params).toMatchObject({ session: "new-1", file: "/s/new-1.jsonl" });
+        // The second prompt is turn 2 of the same session, seqs from 1 again.
+        for (const event of answer("new-1", 2, "the rest")) chat.dispatch(event);
+        return { session: "new-1", file: "/s/new-1.jsonl", cwd: "/ws" };
+      },
+      "pi/session/messages": (params) => ({ session: params.session, file: "/s/new-1.jsonl", cwd: "/ws", entries: [] }),
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    const chat: ChatController = new ChatController(client, tracker);
+    const first = chat.send("start something");
+    await tick();
+    chat.stop();
+    await first;
+    expect(tracker.current).toEqual({ session: "new-1", file: "/s/new-1.jsonl", cwd: "/ws" });
+    await chat.send("go on");
+    expect(calls.filter((call) => call.method === "pi/chat")).toHaveLength(2);
+    expect(summary(chat.transcript.items)).toEqual([
+      "user: start something",
+      "assistant: text=partial",
+      "notice info: Stopped",
+      "user: go on",
+      "assistant: text=the rest",
+    ]);
+  });
+
+  it("a new chat after another session's events shows its own turn 1 (the watermark is per session)", async () => {
+    const { client } = fakeClient({
+      "pi/chat": () => {
+        for (const event of answer("new-2", 1, "fresh")) chat.dispatch(event);
+        return { session: "new-2", file: "/s/new-2.jsonl", cwd: "/ws" };
+      },
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    const chat: ChatController = new ChatController(client, tracker);
+    // Events of an earlier chat are still counted in the transcript (turn 5, seq 3).
+    tracker.switchTo({ session: "old", file: null, cwd: "/ws" });
+    for (const event of answer("old", 5, "old answer")) chat.dispatch(event);
+    await chat.newSession();
+    await chat.send("new question");
+    expect(summary(chat.transcript.items)).toEqual(["user: new question", "assistant: text=fresh"]);
+  });
+
+  it("cuts tool output with slack: 500 KB in 5 KB chunks re-sends the whole card only a few times", () => {
+    const { client } = fakeClient({});
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: null, cwd: "/ws" });
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    posted.length = 0;
+    let seq = 1;
+    chat.dispatch({ session: "s1", turn: 1, seq: seq++, type: "tool_execution_start", toolCallId: "t1", toolName: "bash", args: { command: "yes" } });
+    const chunk = `${"y".repeat(99)}\n`.repeat(50); // 5,000 characters
+    for (let index = 0; index < 100; index += 1) {
+      chat.dispatch({ session: "s1", turn: 1, seq: seq++, type: "tool_output", toolCallId: "t1", toolName: "bash", text: chunk });
+    }
+    const whole = posted.filter((m) => m.type === "upsert");
+    const deltas = posted.filter((m) => m.type === "toolOutput");
+    // The start, then one cut per 50K past 200K: (500K - 200K) / 50K = 6.
+    expect(whole.length).toBeLessThanOrEqual(8);
+    expect(whole.length + deltas.length).toBe(101);
+    const item = chat.transcript.get("t1") as ToolItem;
+    expect(item.clipped).toBe(true);
+    expect(item.output.length).toBeLessThanOrEqual(200_000);
+    expect(item.output.length).toBeGreaterThanOrEqual(150_000 - 2000);
+    expect(item.output.endsWith(chunk)).toBe(true);
+  });
+
+  it("asks before a new chat or another session stops the running answer, and says it stopped", async () => {
+    let token: CancellationToken | undefined;
+    const { client } = fakeClient({
+      "pi/chat": (_params, t) =>
+        new Promise((_resolve, reject) => {
+          token = t;
+          t!.onCancellationRequested(() => reject(Object.assign(new Error("Request cancelled"), { code: -32800 })));
+        }),
+      "pi/session/list": () => ({
+        sessions: [{ file: "/s/s2.jsonl", id: "s2", cwd: "/ws", name: null, modified: new Date().toISOString(), messageCount: 2, firstMessage: "other" }],
+      }),
+      "pi/session/messages": () => ({ entries: [{ type: "message", id: "e1", message: { role: "user", content: "other" } }] }),
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: "/s/s1.jsonl", cwd: "/ws" });
+    const chat: ChatController = new ChatController(client, tracker);
+    const sending = chat.send("long job");
+    await tick();
+    // Dismissed: nothing changes.
+    stub.answers = [undefined];
+    await chat.newSession();
+    expect(stub.asked.at(-1)).toMatchObject({ text: "Start a new chat?", options: { modal: true }, items: ["Stop and Switch"] });
+    expect(chat.running).toBe(true);
+    expect(token!.isCancellationRequested).toBe(false);
+    expect(tracker.current?.session).toBe("s1");
+    // Agreed: the answer stops, the other session shows with a notice saying so.
+    stub.picks = ["other"];
+    stub.answers = ["Stop and Switch"];
+    await chat.openSession();
+    await sending;
+    await tick();
+    expect(stub.asked.at(-1)).toMatchObject({ text: "Open another chat?" });
+    expect(token!.isCancellationRequested).toBe(true);
+    expect(chat.running).toBe(false);
+    expect(tracker.current?.session).toBe("s2");
+    expect(summary(chat.transcript.items)).toEqual(["user: other", "notice info: Stopped: the answer that was running in the previous chat."]);
+  });
+
+  it("a stale pi/session/messages answer does not replace the transcript of a run started after it", async () => {
+    const history = { type: "message", id: "e1", message: { role: "user", content: "old history" } };
+    let answerFirstRead: (value: unknown) => void = () => undefined;
+    let finishChat: (value: unknown) => void = () => undefined;
+    let reads = 0;
+    const { client } = fakeClient({
+      "pi/session/messages": () => {
+        reads += 1;
+        if (reads === 1) return new Promise((resolve) => (answerFirstRead = resolve));
+        // Read again after the run: the history with the new exchange.
+        return {
+          entries: [
+            history,
+            { type: "message", id: "e2", message: { role: "user", content: "right away" } },
+            { type: "message", id: "e3", message: { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "live answer" }] } },
+          ],
+        };
+      },
+      "pi/chat": () => {
+        for (const event of answer("s2", 4, "live answer")) chat.dispatch(event);
+        return new Promise((resolve) => (finishChat = resolve));
+      },
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    const chat: ChatController = new ChatController(client, tracker);
+    const resets: string[][] = [];
+    chat.attach((message) => message.type === "reset" && resets.push(summary(message.items)));
+    tracker.switchTo({ session: "s2", file: "/s/s2.jsonl", cwd: "/ws" }); // opened: reload asks
+    await tick();
+    const sending = chat.send("right away");
+    await tick();
+    // The session's first read answers while the run goes on: it is stale and dropped.
+    answerFirstRead({ entries: [history] });
+    await tick();
+    expect(summary(chat.transcript.items)).toEqual(["user: right away", "assistant: text=live answer"]);
+    expect(reads).toBe(1);
+    // When the run ends the session is read again, history and the new exchange together.
+    finishChat({ session: "s2", file: "/s/s2.jsonl", cwd: "/ws" });
+    await sending;
+    await tick();
+    expect(reads).toBe(2);
+    expect(summary(chat.transcript.items)).toEqual(["user: old history", "user: right away", "assistant: text=live answer"]);
+    expect(resets).not.toContainEqual(["user: old history"]);
+  });
+
+  it("gives a follow-up back to the prompt box when it cannot be queued", async () => {
+    let finish: (value: unknown) => void = () => undefined;
+    const { client } = fakeClient({
+      "pi/chat": (params) => {
+        if (params.streamingBehavior) throw new Error("the session is busy");
+        return new Promise((resolve) => (finish = resolve));
+      },
+      "pi/session/usage": () => USAGE,
+    });
+    const tracker = new ActiveSessionTracker();
+    const chat = new ChatController(client, tracker);
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    const first = chat.send("first");
+    await tick();
+    // A new chat's first answer: no session yet to queue on.
+    await chat.send("typed meanwhile");
+    expect(posted).toContainEqual({ type: "setPrompt", text: "typed meanwhile" });
+    // Once the session is known, a refused queue request gives the text back too.
+    chat.dispatch({ session: "n1", turn: 1, seq: 1, type: "message_start", message: { role: "assistant" } });
+    await chat.send("second try");
+    expect(posted).toContainEqual({ type: "setPrompt", text: "second try" });
+    finish({ session: "n1", file: null, cwd: "/ws" });
+    await first;
+  });
+
+  it("logs a failed page message instead of leaving an unhandled rejection", async () => {
+    const warnings: string[] = [];
+    const { client } = fakeClient({ "pi/session/usage": () => USAGE, "pi/models": () => MODELS });
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: null, cwd: "/ws" });
+    const chat = registerChatView(client, tracker, Uri.file("/ext") as never, { warn: (text) => warnings.push(text) });
+    const provider = stub.webviewProviders.get(CHAT_VIEW)!.provider as { resolveWebviewView(view: unknown): void };
+    let listener: (data: unknown) => void = () => undefined;
+    provider.resolveWebviewView({
+      visible: true,
+      webview: {
+        options: {},
+        html: "",
+        cspSource: "x",
+        asWebviewUri: (uri: Uri) => ({ toString: () => uri.path }),
+        postMessage: async () => true,
+        onDidReceiveMessage: (l: (data: unknown) => void) => ((listener = l), { dispose: () => undefined }),
+      },
+      onDidChangeVisibility: () => ({ dispose: () => undefined }),
+      onDidDispose: () => ({ dispose: () => undefined }),
+    });
+    vi.spyOn(chat.provider.controller, "handle").mockRejectedValue(new Error("boom"));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      listener({ type: "sessions" });
+      await tick(10);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+    expect(warnings).toEqual(["chat view sessions: boom"]);
+    for (const disposable of chat.disposables) disposable.dispose();
+  });
+
+  it("links: the page cannot ask the host to open one, and mail links lose their query", async () => {
+    const { safeHref } = await import("../src/chat/protocol");
+    expect(parseWebviewMessage({ type: "openLink", href: "https://example.com/docs" })).toBeUndefined();
+    expect(safeHref("mailto:dev@example.org?attach=/etc/passwd&body=x")).toBe("mailto:dev@example.org");
+    expect(safeHref("MAILTO:a@b.c#frag")).toBe("MAILTO:a@b.c");
+    expect(safeHref("mailto:?body=x")).toBeUndefined();
+    expect(safeHref("https://example.com/a?b=c")).toBe("https://example.com/a?b=c");
+    expect(safeHref("javascript:alert(1)")).toBeUndefined();
+    expect(safeHref("command:workbench.action.terminal.new")).toBeUndefined();
+  });
+
+  it("marks cards rebuilt from bashExecution entries as having no run to open", () => {
+    const { client } = fakeClient({});
+    const chat = new ChatController(client, new ActiveSessionTracker());
+    chat.transcript.load([
+      { type: "message", id: "b1", message: { role: "bashExecution", command: "ls", output: "a\n", exitCode: 0 } },
+      { type: "message", id: "m1", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } }] } },
+      { type: "message", id: "m2", message: { role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "x" }] } },
+    ]);
+    const tools = chat.transcript.items.filter((item): item is ToolItem => item.kind === "tool");
+    expect(tools.map((tool) => [tool.id, tool.noRun === true])).toEqual([
+      ["b1", true],
+      ["c1", false],
+    ]);
+    expect(parseHostMessage({ type: "upsert", item: { ...tools[0] } })).toBeDefined();
+    expect(parseHostMessage({ type: "upsert", item: { ...tools[0], noRun: "yes" } })).toBeUndefined();
+  });
+});

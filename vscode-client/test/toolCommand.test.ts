@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { PiClient } from "../src/client";
-import { registerToolCommand, RUN_TOOL_COMMAND, runTitle } from "../src/toolCommand";
+import { KEPT_RUN_CHANNELS, registerToolCommand, RUN_TOOL_COMMAND, runTitle } from "../src/toolCommand";
 import { ToolStreams } from "../src/toolRun";
 import { stub, window, type CancellationToken } from "./vscode-stub";
 
@@ -77,5 +77,28 @@ describe("pi-lsp: Run tool…", () => {
     expect(runTitle("grep", { pattern: "TODO" }, 2)).toBe("pi-lsp run 2 · grep: TODO");
     expect(runTitle("bash", { command: "x".repeat(50) }, 3)).toBe(`pi-lsp run 3 · bash: ${"x".repeat(39)}…`);
     expect(runTitle("ls", {}, 1)).toBe("pi-lsp run 1 · ls");
+  });
+});
+
+describe("pi-lsp: Run tool… channels", () => {
+  it("keeps the channels of the last few runs and disposes older ones (and all on dispose)", async () => {
+    const streams = new ToolStreams();
+    const request = vi.fn(async (_method: string, params: { stream: string }) => ({ stream: params.stream, isError: false, content: [] }));
+    const output = window.createOutputChannel("pi-lsp");
+    const command = registerToolCommand({ request } as unknown as PiClient, streams, output as never);
+    for (let run = 1; run <= KEPT_RUN_CHANNELS + 3; run += 1) {
+      stub.picks = ["ls"];
+      stub.inputs = ["{}"];
+      await stub.commands.get(RUN_TOOL_COMMAND)!();
+    }
+    const runs = stub.channels.filter((c) => c.name.startsWith("pi-lsp run"));
+    expect(runs).toHaveLength(KEPT_RUN_CHANNELS + 3);
+    expect(runs.filter((c) => !c.disposed).map((c) => c.name)).toEqual(
+      runs.slice(3).map((c) => c.name),
+    );
+    expect(runs.slice(0, 3).every((c) => c.disposed)).toBe(true);
+    command.dispose();
+    expect(runs.every((c) => c.disposed)).toBe(true);
+    expect(stub.commands.has(RUN_TOOL_COMMAND)).toBe(false);
   });
 });

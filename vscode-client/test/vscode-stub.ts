@@ -168,7 +168,7 @@ export const stub = {
   picks: [] as (string | undefined)[],
   inputs: [] as (string | undefined)[],
   inputValidations: [] as ((value: string) => string | undefined)[],
-  channels: [] as { name: string; text: string; lines: string[] }[],
+  channels: [] as { name: string; text: string; lines: string[]; disposed: boolean }[],
   /** The token of the running withProgress task, to press its Cancel button. */
   progress: [] as { title: string; cancel(): void }[],
   /** Options each showTextDocument got, in order (beside `shown`). */
@@ -298,7 +298,10 @@ export const window = {
       warn: log("warn"),
       error: log("error"),
       show: () => undefined,
-      dispose: () => undefined,
+      disposed: false,
+      dispose: () => {
+        channel.disposed = true;
+      },
     };
     stub.channels.push(channel);
     return channel;

@@ -6,8 +6,8 @@
  */
 import {
   formatTokens,
-  isSafeLink,
   parseHostMessage,
+  THINKING_LEVELS,
   type AssistantItem,
   type HostMessage,
   type NoticeItem,
@@ -96,6 +96,12 @@ const prompt = h("textarea", {
   "aria-label": "Prompt",
 });
 const modelSelect = h("select", { id: "model", title: "Model", "aria-label": "Model" });
+const thinkingSelect = h(
+  "select",
+  { id: "thinking", title: "Thinking", "aria-label": "Thinking" },
+  h("option", { value: "", disabled: true }, "default"),
+  ...THINKING_LEVELS.map((level) => h("option", { value: level }, level)),
+);
 const stopButton = h("button", { id: "stop", class: "icon-button stop", title: "Stop (Escape)", "aria-label": "Stop", hidden: true }, ICONS.stop());
 const sendButton = h("button", { id: "send", class: "icon-button send", title: "Send (Enter)", "aria-label": "Send" }, ICONS.send());
 
@@ -107,7 +113,7 @@ app.append(
     "footer",
     { class: "composer" },
     meter,
-    h("div", { class: "input-box" }, prompt, h("div", { class: "input-actions" }, modelSelect, h("span", { class: "spacer" }), stopButton, sendButton)),
+    h("div", { class: "input-box" }, prompt, h("div", { class: "input-actions" }, modelSelect, thinkingSelect, h("span", { class: "spacer" }), stopButton, sendButton)),
   ),
 );
 transcript.append(empty);
@@ -228,7 +234,11 @@ function renderTool(item: ToolItem, element: HTMLElement, previous: ToolItem | u
     h("span", { class: "title" }, h("span", { class: "name" }, item.name), " ", h("code", { class: "summary", title: item.summary }, item.summary)),
   );
   if (item.truncated) header.append(h("span", { class: "truncated-mark", title: "The model was shown a truncated result" }, "truncated"));
-  header.append(h("button", { class: "open-output icon-button", title: "Open the full output", "aria-label": "Open the full output" }, ICONS.open()));
+  // Only a card with a tool run behind it has an output panel: not a `!` command of the user's
+  // (a bashExecution entry) nor a call still waiting to start.
+  if (!item.noRun && item.status !== "pending") {
+    header.append(h("button", { class: "open-output icon-button", title: "Open the full output", "aria-label": "Open the full output" }, ICONS.open()));
+  }
   const output = h("pre", { class: "tool-output" });
   if (diff) {
     // An edit's diff: added and removed lines coloured.
@@ -353,13 +363,13 @@ function toolOutput(message: Extract<HostMessage, { type: "toolOutput" }>): void
     entry.item = updated;
     const lines = updated.output.split("\n").length - (updated.output.endsWith("\n") ? 1 : 0);
     const summary = entry.element.querySelector("details.output > summary");
-    if (summary) summary.textContent = `Output · ${lines} line${lines === 1 ? "" : "s"}`;
+    if (summary) summary.textContent = `Output · ${lines} line${lines === 1 ? "" : "s"}${updated.clipped ? " (last part)" : ""}`;
     if (atEnd) pre.scrollTop = pre.scrollHeight;
   }
   scrollToEnd();
 }
 
-// --- state: model picker, buttons, title ------------------------------------------------------
+// --- state: model and thinking pickers, buttons, title ------------------------------------------
 
 let modelsKey = "";
 
@@ -380,10 +390,17 @@ function showState(state: ViewState): void {
     }
     if (state.model === "") options.unshift(h("option", { value: "", disabled: true }, state.models.length ? "Default model" : "No models"));
     modelSelect.replaceChildren(...options);
-    modelSelect.value = state.model;
   }
+  // Set each time: a change the host refused goes back to the model that holds.
+  modelSelect.value = state.model;
   const selected = modelSelect.selectedOptions[0];
   modelSelect.title = selected ? `Model: ${selected.textContent ?? ""}` : "Model";
+  // A model without reasoning has thinking off; the server refuses a change while it runs.
+  thinkingSelect.value = state.thinking;
+  thinkingSelect.disabled = state.running || !state.reasoning;
+  thinkingSelect.title = !state.reasoning
+    ? "Thinking: off (this model does not reason)"
+    : `Thinking: ${state.thinking === "" ? "the default level" : state.thinking}`;
 }
 
 // --- context meter --------------------------------------------------------------------------------
@@ -467,6 +484,10 @@ sessionsButton.addEventListener("click", () => post({ type: "sessions" }));
 modelSelect.addEventListener("change", () => {
   if (modelSelect.value !== "") post({ type: "selectModel", value: modelSelect.value });
 });
+thinkingSelect.addEventListener("change", () => {
+  const value = THINKING_LEVELS.find((level) => level === thinkingSelect.value);
+  if (value !== undefined) post({ type: "selectThinking", value });
+});
 
 transcript.addEventListener("click", (event) => {
   const target = event.target instanceof Element ? event.target : null;
@@ -487,12 +508,11 @@ transcript.addEventListener("click", (event) => {
     });
     return;
   }
-  const link = target.closest("a");
-  if (link !== null) {
-    event.preventDefault();
-    const href = link.getAttribute("href");
-    if (href !== null && isSafeLink(href)) post({ type: "openLink", href });
-  }
+  // Links: VS Code's webview host opens http(s) and mailto links itself (it listens for clicks
+  // on the page and does not look at defaultPrevented), so the page does not ask the extension
+  // to open them too: that opened every link twice. The sanitiser (webview/markdown.ts) leaves
+  // only web and mail hrefs. preventDefault only keeps the page itself from navigating away.
+  if (target.closest("a") !== null) event.preventDefault();
 });
 
 window.addEventListener("focus", () => {

@@ -24,7 +24,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
-import { isSafeLink } from "../src/chat/protocol";
+import { isSafeLink, safeHref } from "../src/chat/protocol";
 
 const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
@@ -71,7 +71,8 @@ md.renderer.rules.image = (tokens, index) => {
   const token = tokens[index]!;
   const src = String(token.attrGet("src") ?? "");
   const alt = token.content || "image";
-  return isSafeLink(src) ? `<a href="${escapeHtml(src)}">${escapeHtml(alt)}</a>` : escapeHtml(alt);
+  const href = safeHref(src);
+  return href !== undefined ? `<a href="${escapeHtml(href)}">${escapeHtml(alt)}</a>` : escapeHtml(alt);
 };
 
 const ALLOWED_TAGS = [
@@ -81,9 +82,15 @@ const ALLOWED_TAGS = [
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
-    const href = node.getAttribute("href");
-    if (href === null || !isSafeLink(href)) node.removeAttribute("href");
-    else node.setAttribute("title", href);
+    // Web pages, and mail addresses without their query (no `?attach=…`): VS Code opens these
+    // links itself when they are clicked (webview/main.ts), so what stays here is what opens.
+    const href = safeHref(node.getAttribute("href") ?? "");
+    if (href === undefined) {
+      node.removeAttribute("href");
+    } else {
+      node.setAttribute("href", href);
+      node.setAttribute("title", href);
+    }
   }
   // Only highlight.js's own classes and markdown-it's language class.
   const classes = node.getAttribute("class");

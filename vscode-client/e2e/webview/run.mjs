@@ -82,14 +82,14 @@ try {
   const posted = () => page.evaluate(() => window.__posted);
 
   out.controls = await page.evaluate(() =>
-    ["textarea#prompt", "button#send", "button#stop", "select#model", "button#new-session", "button#sessions", "#transcript", "#context-meter"].filter(
+    ["textarea#prompt", "button#send", "button#stop", "select#model", "select#thinking", "button#new-session", "button#sessions", "#transcript", "#context-meter"].filter(
       (selector) => document.querySelector(selector) !== null,
     ),
   );
 
   await host({
     type: "state",
-    state: { running: true, title: "list the files", model: "anthropic/claude-x", models: [{ value: "anthropic/claude-x", label: "Claude X · anthropic" }, { value: "openai/gpt-y", label: "GPT Y · openai" }] },
+    state: { running: true, title: "list the files", model: "anthropic/claude-x", thinking: "medium", reasoning: true, models: [{ value: "anthropic/claude-x", label: "Claude X · anthropic" }, { value: "openai/gpt-y", label: "GPT Y · openai" }] },
   });
   await host({ type: "reset", items: [] });
   await host({ type: "upsert", item: { kind: "user", id: "u1", text: "list the files <b>now</b>" } });
@@ -116,8 +116,12 @@ try {
     };
   });
 
-  // Clicking a link asks the host to open it; the page does not navigate.
+  // Clicking a link: VS Code's webview host opens it itself, so the page posts nothing for it
+  // (no second open) and does not navigate.
+  const postedBeforeClick = (await posted()).length;
   await page.click('.message.assistant[data-id="a1"] .content a');
+  await frame();
+  out.postedOnLinkClick = (await posted()).slice(postedBeforeClick);
   out.urlAfterClick = page.url();
 
   // A hostile answer, streamed and then finished, and the same in thinking, a notice and tool output.
@@ -168,6 +172,12 @@ try {
   // Bare web addresses become links; file names do not.
   await host({ type: "upsert", item: { kind: "assistant", id: "a3", streaming: false, blocks: [{ type: "text", text: "Edit README.md, then see https://example.org/x or mail dev@example.org." }] } });
   out.linkified = await page.evaluate(() => [...document.querySelectorAll('[data-id="a3"] a')].map((a) => a.getAttribute("href")));
+  // A mail link keeps only its address: no ?attach=, ?body= or ?cc= to fill the mail with.
+  await host({
+    type: "upsert",
+    item: { kind: "assistant", id: "a4", streaming: false, blocks: [{ type: "text", text: "[mail](mailto:dev@example.org?attach=/etc/passwd&body=x) ![pic](mailto:a@b.c?cc=evil@x.y)" }] },
+  });
+  out.mailHrefs = await page.evaluate(() => [...document.querySelectorAll('[data-id="a4"] a')].map((a) => a.getAttribute("href")));
 
   // A tool card with live output, then its end with a truncated result.
   await host({ type: "upsert", item: { kind: "tool", id: "call-1", name: "bash", summary: "ls -la", status: "running", output: "", clipped: false, truncated: false } });
@@ -186,6 +196,15 @@ try {
     return { classes: card.className, truncated: card.querySelector(".truncated-mark") !== null, output: card.querySelector("pre.tool-output").textContent };
   });
   await page.click('.tool-card[data-tool-call-id="call-1"] .open-output');
+  // A `!` command of the user's (no tool run behind it) and a call still waiting have no output
+  // panel to open: no button.
+  await host({ type: "upsert", item: { kind: "tool", id: "bx1", name: "bash", summary: "ls", status: "done", output: "a\n", clipped: false, truncated: false, noRun: true } });
+  await host({ type: "upsert", item: { kind: "tool", id: "p1", name: "read", summary: "a.txt", status: "pending", output: "", clipped: false, truncated: false } });
+  out.openButtons = await page.evaluate(() =>
+    Object.fromEntries(["call-1", "bx1", "p1"].map((id) => [id, document.querySelector(`.tool-card[data-tool-call-id="${id}"] .open-output`) !== null])),
+  );
+  await host({ type: "upsert", item: { kind: "tool", id: "p1", name: "read", summary: "a.txt", status: "running", output: "", clipped: false, truncated: false } });
+  out.openButtons.p1Running = await page.evaluate(() => document.querySelector('.tool-card[data-tool-call-id="p1"] .open-output') !== null);
   await host({ type: "upsert", item: { kind: "tool", id: "e1", name: "edit", summary: "src/a.ts", status: "done", output: "Successfully replaced 1 block(s) in src/a.ts.\n-3 <old>\n+3 <new>\n", clipped: false, truncated: false } });
   out.editDiff = await page.evaluate(() => {
     const pre = document.querySelector('.tool-card[data-tool-call-id="e1"] pre.tool-output');
@@ -232,8 +251,42 @@ try {
   out.stopVisible = await page.isVisible("#stop");
   out.modelDisabledWhileRunning = await page.isDisabled("#model");
   await page.click("#stop");
-  await host({ type: "state", state: { running: false, title: "list the files", model: "anthropic/claude-x", models: [{ value: "anthropic/claude-x", label: "Claude X · anthropic" }, { value: "openai/gpt-y", label: "GPT Y · openai" }] } });
+  out.thinkingWhileRunning = await page.evaluate(() => ({ value: document.getElementById("thinking").value, disabled: document.getElementById("thinking").disabled }));
+  const models = [{ value: "anthropic/claude-x", label: "Claude X · anthropic" }, { value: "openai/gpt-y", label: "GPT Y · openai" }];
+  await host({ type: "state", state: { running: false, title: "list the files", model: "anthropic/claude-x", thinking: "medium", reasoning: true, models } });
   out.stopVisibleAfter = await page.isVisible("#stop");
+
+  // The thinking picker: beside the model picker, styled like it; a pick is posted, and the page
+  // shows the level the host says holds (after a refusal, the old one).
+  const thinking = () =>
+    page.evaluate(() => {
+      const select = document.getElementById("thinking");
+      return { value: select.value, disabled: select.disabled, title: select.title, label: select.getAttribute("aria-label"), visible: select.getBoundingClientRect().width > 0 };
+    });
+  out.thinkingLevels = await page.evaluate(() => [...document.querySelectorAll("#thinking option:not([disabled])")].map((option) => option.value));
+  out.thinkingPlacement = await page.evaluate(() => {
+    const model = document.getElementById("model");
+    const select = document.getElementById("thinking");
+    const a = model.getBoundingClientRect();
+    const b = select.getBoundingClientRect();
+    const look = (element) => {
+      const style = getComputedStyle(element);
+      return [style.fontSize, style.fontFamily, style.borderRadius, style.padding, style.color, style.backgroundColor, style.borderTopStyle];
+    };
+    return { sameRow: Math.abs(a.top + a.height / 2 - (b.top + b.height / 2)) < 2, afterModel: b.left >= a.right, sameLook: JSON.stringify(look(model)) === JSON.stringify(look(select)) };
+  });
+  out.thinkingIdle = await thinking();
+  await page.selectOption("#thinking", "high");
+  out.thinkingPicked = await thinking();
+  await host({ type: "state", state: { running: false, title: "list the files", model: "anthropic/claude-x", thinking: "low", reasoning: true, models } });
+  out.thinkingFromHost = await thinking();
+  await host({ type: "state", state: { running: false, title: "list the files", model: "openai/gpt-y", thinking: "off", reasoning: false, models } });
+  out.thinkingNoReasoning = await thinking();
+  await host({ type: "state", state: { running: false, title: "list the files", model: "anthropic/claude-x", thinking: "", reasoning: true, models } });
+  out.thinkingDefault = await thinking();
+  await host({ type: "state", state: { running: false, title: "list the files", model: "anthropic/claude-x", thinking: "turbo", reasoning: true, models } });
+  out.thinkingAfterBadState = await thinking();
+
   await page.selectOption("#model", "openai/gpt-y");
   await page.click("#prompt");
   await page.keyboard.type("first line");

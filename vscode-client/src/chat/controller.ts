@@ -1,24 +1,26 @@
 /**
  * The chat view's host side: sends prompts (`pi/chat`), follows the session's chat events into
  * the transcript, stops a run (cancelling the request makes the server abort it), picks the model
- * (`pi/models`, `pi/model/select`), starts and opens sessions (`pi/session/list`,
- * `pi/session/messages`) and keeps the context meter (`pi/session/usage`) current.
+ * and its thinking level (`pi/models`, `pi/model/select`), starts and opens sessions
+ * (`pi/session/list`, `pi/session/messages`) and keeps the context meter (`pi/session/usage`)
+ * current.
  * The webview gets what changed through `post`; when it is shown again, everything (`attach`).
  */
 import type { ActiveSession, ActiveSessionTracker } from "../activeSession";
 import {
   executeCommand,
   newCancellationTokenSource,
-  openExternal,
+  showModalWarning,
   showQuickPickItems,
   type CancellationToken,
   type CancellationTokenSource,
   type PickItem,
 } from "../vscodeapi";
 import {
-  isSafeLink,
+  isThinkingLevel,
   type HostMessage,
   type ModelOption,
+  type ThinkingLevel,
   type UsageView,
   type ViewState,
   type WebviewMessage,
@@ -43,6 +45,8 @@ const NEW_CHAT = "New chat";
 /** Context key: an answer is running (package.json shows the Stop command then). */
 export const RUNNING_CONTEXT = "pi-lsp.chat.running";
 const REQUEST_CANCELLED = -32800;
+/** The button of the modal asked before a running answer is stopped by a switch. */
+export const STOP_AND_SWITCH = "Stop and Switch";
 /** How long after `pi/systemPromptChanged` the meter asks again (bursts become one request). */
 const USAGE_DELAY_MS = 300;
 
@@ -51,11 +55,18 @@ interface ChatResult {
   file: string | null;
   cwd: string;
   model?: { provider: string; id: string } | null;
+  thinkingLevel?: string;
   queued?: string;
 }
 
+/** `pi/model/select` with a session answers with the session's model and level. */
+interface SelectResult {
+  model?: { provider: string; id: string } | null;
+  thinkingLevel?: string;
+}
+
 interface ModelsResult {
-  models?: { provider: string; id: string; name?: string; hasKey?: boolean }[];
+  models?: { provider: string; id: string; name?: string; hasKey?: boolean; reasoning?: boolean }[];
   selected?: { provider: string; id: string } | null;
 }
 
@@ -84,6 +95,15 @@ function modelValue(model: { provider: string; id: string } | null | undefined):
 /** The params that name a session: the id the server holds, and its file to open it otherwise. */
 export function sessionParams(session: ActiveSession): { session: string; file?: string } {
   return session.file ? { session: session.session, file: session.file } : { session: session.session };
+}
+
+/** The level of a session's last `thinking_level_change` entry, or "" when it has none. */
+function lastThinkingLevel(entries: readonly unknown[]): ThinkingLevel | "" {
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const entry = entries[index] as { type?: unknown; thinkingLevel?: unknown } | null;
+    if (entry?.type === "thinking_level_change" && isThinkingLevel(entry.thinkingLevel)) return entry.thinkingLevel;
+  }
+  return "";
 }
 
 function shortTitle(text: string): string {
@@ -116,6 +136,10 @@ export class ChatController {
   private adopting = false;
   private models: ModelOption[] = [];
   private model = "";
+  /** The thinking level of the session shown, or "" when not known (the server's default). */
+  private thinking: ThinkingLevel | "" = "";
+  /** `reasoning` of each listed model, by `provider/id`. */
+  private readonly reasoningOf = new Map<string, boolean>();
   private title = NEW_CHAT;
   private usage: UsageView | null = null;
   private usageTimer: ReturnType<typeof setTimeout> | undefined;
@@ -124,6 +148,12 @@ export class ChatController {
   private modelsProblem: string | undefined;
   /** The value last given to the `pi-lsp.chat.running` context key. */
   private runningKey = false;
+  /** Bumped when a run starts or another chat is shown: a `pi/session/messages` answer asked for
+   * before then is stale and must not replace the transcript. */
+  private generation = 0;
+  /** A session read was dropped for a run on the same session: read it again once no run goes on
+   * (the history the run's answer belongs to). */
+  private rereadAfterRun = false;
   /** Session names from the session list, for the title. */
   private readonly names = new Map<string, string>();
   private readonly subscription: { dispose(): void };
@@ -158,7 +188,21 @@ export class ChatController {
   }
 
   get state(): ViewState {
-    return { running: this.running, models: this.models, model: this.model, title: this.title };
+    const reasoning = this.reasoning;
+    return {
+      running: this.running,
+      models: this.models,
+      model: this.model,
+      // The server keeps a model without reasoning at "off" whatever was chosen.
+      thinking: reasoning ? this.thinking : "off",
+      reasoning,
+      title: this.title,
+    };
+  }
+
+  /** The selected model reasons, or is not known not to (a model pi/models did not list). */
+  private get reasoning(): boolean {
+    return this.reasoningOf.get(this.model) !== false;
   }
 
   private send_(message: HostMessage): void {
@@ -208,6 +252,8 @@ export class ChatController {
         return this.stop();
       case "selectModel":
         return this.selectModel(message.value);
+      case "selectThinking":
+        return this.selectThinking(message.value);
       case "newSession":
         return this.newSession();
       case "sessions":
@@ -217,10 +263,12 @@ export class ChatController {
         if (session !== undefined) await executeCommand(OPEN_TOOL_OUTPUT, { session, toolCallId: message.toolCallId });
         return;
       }
-      case "openLink":
-        if (isSafeLink(message.href)) await openExternal(message.href);
-        return;
     }
+  }
+
+  /** The server (re)started: it counts turns from 1 again, so the next event starts afresh. */
+  serverStarted(): void {
+    this.transcript.resetWatermark();
   }
 
   /** A `pi/event` notification: true when it was a chat event of the session shown. */
@@ -230,6 +278,8 @@ export class ChatController {
       if (!(this.adopting && params.turn === 1)) return false;
       this.liveSession = params.session;
       this.adopting = false;
+      // Another session's numbers: its turn 1 must not be measured against what was shown.
+      this.transcript.resetWatermark();
     }
     this.postAll(this.transcript.apply(params));
     return true;
@@ -241,17 +291,22 @@ export class ChatController {
     if (this.run) return this.queue(text);
     const source = newCancellationTokenSource();
     this.run = source;
+    this.generation += 1;
     const active = this.tracker.current;
+    if (active?.session !== this.liveSession) this.transcript.resetWatermark();
     this.liveSession = active?.session;
     this.adopting = active === undefined;
     if (this.transcript.items.length === 0) this.title = shortTitle(text);
     this.send_(this.transcript.addUser(text));
     this.postState();
     try {
-      const result = await this.client.request<ChatResult>("pi/chat", { text, ...(active ? sessionParams(active) : {}) }, source.token);
+      // A new chat starts with the level picked for it (an open session already has its own).
+      const start = active ? sessionParams(active) : this.thinking !== "" ? { thinkingLevel: this.thinking } : {};
+      const result = await this.client.request<ChatResult>("pi/chat", { text, ...start }, source.token);
       if (this.run !== source) return; // the user moved to another session meanwhile
       this.liveSession = result.session;
       if (result.model) this.model = modelValue(result.model);
+      if (isThinkingLevel(result.thinkingLevel)) this.thinking = result.thinkingLevel;
       this.tracker.switchTo({ session: result.session, file: result.file, cwd: result.cwd });
     } catch (error) {
       if (this.run !== source) return;
@@ -260,6 +315,10 @@ export class ChatController {
       const last = this.transcript.items.at(-1);
       if (!cancelled) this.notice("error", message(error));
       else if (!(last?.kind === "notice" && last.text === "Stopped")) this.notice("info", "Stopped");
+      // A new chat whose first answer was stopped (or failed) after the server made its session:
+      // that session, with the exchange shown, is the one the next prompt goes to.
+      const adopted = active === undefined ? this.liveSession : undefined;
+      if (adopted !== undefined) await this.adopt(adopted, source);
     } finally {
       if (this.run === source) {
         this.run = undefined;
@@ -267,15 +326,35 @@ export class ChatController {
         this.postState();
         if (this.tracker.current) this.tracker.updated();
         else this.refreshUsage(0);
+        if (this.rereadAfterRun) {
+          this.rereadAfterRun = false;
+          void this.reload();
+        }
       }
       source.dispose();
     }
+  }
+
+  /** Make `session` (known from the events of a run that did not finish) the active session. */
+  private async adopt(session: string, source: CancellationTokenSource): Promise<void> {
+    let chosen: ActiveSession = { session, file: null, cwd: "" };
+    try {
+      const result = await this.client.request<{ file?: string | null; cwd?: string }>("pi/session/messages", { session });
+      chosen = { session, file: typeof result.file === "string" ? result.file : null, cwd: typeof result.cwd === "string" ? result.cwd : "" };
+    } catch (error) {
+      // The server still holds the session in memory: its id alone names it.
+      this.log?.warn(`pi/session/messages: ${message(error)}`);
+    }
+    if (this.run !== source || this.liveSession !== session) return; // moved on meanwhile
+    this.tracker.switchTo(chosen);
   }
 
   private async queue(text: string): Promise<void> {
     const session = this.liveSession;
     if (session === undefined) {
       this.notice("info", "Wait for the first answer before sending more.");
+      // The page cleared the prompt box when it sent: give the text back.
+      this.send_({ type: "setPrompt", text });
       return;
     }
     try {
@@ -285,6 +364,7 @@ export class ChatController {
       if (result.queued) this.notice("info", `Queued: ${shortTitle(text)}`);
     } catch (error) {
       this.notice("error", message(error));
+      this.send_({ type: "setPrompt", text });
     }
   }
 
@@ -295,6 +375,7 @@ export class ChatController {
 
   /** An empty chat; the session starts with the first prompt. */
   async newSession(): Promise<void> {
+    if (!(await this.confirmStop("Start a new chat?"))) return;
     const before = this.tracker.current;
     this.tracker.switchTo(undefined); // a switch: the listener shows the empty chat
     if (before === undefined) await this.show(undefined);
@@ -325,37 +406,62 @@ export class ChatController {
     const chosen: ActiveSession = { session: picked.session.id, file: picked.session.file, cwd: picked.session.cwd };
     if (picked.session.name) this.names.set(chosen.session, picked.session.name);
     if (this.liveSession === chosen.session) return;
+    if (!(await this.confirmStop("Open another chat?"))) return;
     this.tracker.switchTo(chosen);
     if (this.liveSession !== chosen.session) await this.show(chosen);
   }
 
+  /** While an answer runs, ask before it is stopped; true when there is none or the user agrees. */
+  private async confirmStop(question: string): Promise<boolean> {
+    if (!this.run) return true;
+    const answer = await showModalWarning(question, "An answer is still running; it will be stopped.", STOP_AND_SWITCH);
+    return answer === STOP_AND_SWITCH;
+  }
+
   /** Show `session` (or an empty chat): the transcript is rebuilt from the server. */
   private async show(session: ActiveSession | undefined): Promise<void> {
+    const stopped = this.run !== undefined;
     if (this.run) {
       this.run.cancel();
       this.run = undefined;
     }
+    this.generation += 1;
+    this.rereadAfterRun = false;
     this.adopting = false;
     this.liveSession = session?.session;
     this.transcript.clear();
     this.title = NEW_CHAT;
-    this.send_({ type: "reset", items: [] });
+    // A new chat gets the server's default level unless one is picked; a session says its own.
+    this.thinking = "";
+    this.send_({ type: "reset", items: this.transcript.snapshot() });
     this.postState();
-    if (session !== undefined) await this.reload();
+    const generation = this.generation;
+    if (session !== undefined) await this.reload(true);
+    // Switched while an answer ran (asked first from the chat's own buttons; from elsewhere, such
+    // as the Sessions view, without asking): say that it was stopped.
+    if (stopped && generation === this.generation) this.notice("info", "Stopped: the answer that was running in the previous chat.");
     this.refreshUsage(0);
   }
 
-  /** Rebuild the transcript of the active session's branch from `pi/session/messages`. */
-  async reload(): Promise<void> {
+  /**
+   * Rebuild the transcript of the active session's branch from `pi/session/messages`; with
+   * `opened` (the session was just opened) the picker takes its last thinking-level change.
+   */
+  async reload(opened = false): Promise<void> {
     const session = this.tracker.current;
     if (session === undefined) return;
+    const generation = this.generation;
+    // A run started, or another chat was shown, since this was asked: the answer is stale.
+    const stale = () => generation !== this.generation || this.tracker.current?.session !== session.session;
     try {
       const result = await this.client.request<{ entries: unknown[] }>("pi/session/messages", sessionParams(session));
-      if (this.tracker.current?.session !== session.session) return;
+      if (stale()) return this.dropped(session);
       this.transcript.load(result.entries);
+      if (opened) this.thinking = lastThinkingLevel(result.entries);
       const first = this.transcript.items.find((item) => item.kind === "user");
       this.title = this.names.get(session.session) ?? (first?.kind === "user" ? shortTitle(first.text) : NEW_CHAT);
     } catch (error) {
+      if (stale()) return this.dropped(session);
       this.transcript.clear();
       this.transcript.addNotice("error", `The session could not be read: ${message(error)}`);
     }
@@ -363,9 +469,25 @@ export class ChatController {
     this.postState();
   }
 
+  /** A read of `session` came back stale: when the session is still shown, read it again after
+   * the run that made it stale (at once if that run has already ended). */
+  private dropped(session: ActiveSession): void {
+    if (this.tracker.current?.session !== session.session) return;
+    if (this.run) {
+      this.rereadAfterRun = true;
+    } else {
+      this.rereadAfterRun = false;
+      void this.reload();
+    }
+  }
+
   async refreshModels(): Promise<void> {
     try {
       const result = await this.client.request<ModelsResult>("pi/models", {});
+      this.reasoningOf.clear();
+      for (const model of result.models ?? []) {
+        if (typeof model.reasoning === "boolean") this.reasoningOf.set(`${model.provider}/${model.id}`, model.reasoning);
+      }
       this.models = (result.models ?? []).map((model) => ({
         value: `${model.provider}/${model.id}`,
         label: `${model.name || model.id} · ${model.provider}${model.hasKey === false ? " (no key)" : ""}`,
@@ -405,17 +527,50 @@ export class ChatController {
     if (slash <= 0) return;
     const session = this.tracker.current;
     try {
-      await this.client.request("pi/model/select", {
+      const result = await this.client.request<SelectResult | null>("pi/model/select", {
         provider: value.slice(0, slash),
         model: value.slice(slash + 1),
         ...(session ? sessionParams(session) : {}),
       });
       this.model = value;
+      // A session answers with its level (a model without reasoning turns it off).
+      if (isThinkingLevel(result?.thinkingLevel)) this.thinking = result.thinkingLevel;
+      if (session) this.tracker.updated();
     } catch (error) {
       this.notice("error", `The model was not changed: ${message(error)}`);
     }
     this.postState();
     this.refreshUsage(0);
+  }
+
+  /**
+   * Set the thinking level. In a session it is switched at once (`pi/model/select`, which adds a
+   * `thinking_level_change` entry); a new chat keeps it for its first prompt (`pi/chat`
+   * `thinkingLevel`), since without a session the server keeps only a default model. While an
+   * answer runs the server refuses the change, so the view says so and nothing changes.
+   */
+  async selectThinking(value: ThinkingLevel): Promise<void> {
+    if (this.run) {
+      this.notice("info", "The thinking level can be changed when the answer has finished.");
+    } else if (!this.reasoning) {
+      if (value !== "off") this.notice("info", "This model does not reason: thinking stays off.");
+    } else {
+      const session = this.tracker.current;
+      if (session === undefined) {
+        this.thinking = value;
+      } else {
+        try {
+          const result = await this.client.request<SelectResult | null>("pi/model/select", { thinkingLevel: value, ...sessionParams(session) });
+          this.thinking = isThinkingLevel(result?.thinkingLevel) ? result.thinkingLevel : value;
+          // The Session view shows the new "Thinking: …" entry.
+          this.tracker.updated();
+        } catch (error) {
+          this.notice("error", `The thinking level was not changed: ${message(error)}`);
+        }
+      }
+    }
+    // Also after a refusal: the page's picker goes back to the level that holds.
+    this.postState();
   }
 
   /** Ask for the meter's numbers, after `delay` ms (calls in between become one request). */

@@ -41,6 +41,9 @@ export interface ToolItem {
   clipped: boolean;
   /** The result the model read was cut (details.truncation, Pi's markers). */
   truncated: boolean;
+  /** No tool run stands behind the card (a `!` command of the user's, a `bashExecution`
+   * entry), so there is no output panel to open. */
+  noRun?: boolean;
 }
 
 export interface NoticeItem {
@@ -58,6 +61,14 @@ export interface ModelOption {
   /** `provider/id`. */
   value: string;
   label: string;
+}
+
+/** Pi's thinking levels, least to most. */
+export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+export function isThinkingLevel(value: unknown): value is ThinkingLevel {
+  return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
 }
 
 export interface UsageCategory {
@@ -80,6 +91,10 @@ export interface ViewState {
   models: ModelOption[];
   /** The model picker's value, `provider/id`, or "" when none is known. */
   model: string;
+  /** The thinking picker's value, or "" before a session says it (the server's default). */
+  thinking: ThinkingLevel | "";
+  /** The selected model reasons (`reasoning` in pi/models); when false the picker shows "off", disabled. */
+  reasoning: boolean;
   /** The session's title shown above the transcript ("New chat" before the first answer). */
   title: string;
 }
@@ -101,10 +116,10 @@ export type WebviewMessage =
   | { type: "send"; text: string }
   | { type: "stop" }
   | { type: "selectModel"; value: string }
+  | { type: "selectThinking"; value: ThinkingLevel }
   | { type: "newSession" }
   | { type: "sessions" }
-  | { type: "openOutput"; toolCallId: string }
-  | { type: "openLink"; href: string };
+  | { type: "openOutput"; toolCallId: string };
 
 type Json = Record<string, unknown>;
 
@@ -137,7 +152,8 @@ export function isTranscriptItem(value: unknown): value is TranscriptItem {
         TOOL_STATUSES.includes(value.status) &&
         str(value.output) &&
         bool(value.clipped) &&
-        bool(value.truncated)
+        bool(value.truncated) &&
+        (value.noRun === undefined || bool(value.noRun))
       );
     case "notice":
       return (value.level === "info" || value.level === "error") && str(value.text) && (value.detail === undefined || str(value.detail));
@@ -163,6 +179,8 @@ function isState(value: unknown): value is ViewState {
     isObject(value) &&
     bool(value.running) &&
     str(value.model) &&
+    (value.thinking === "" || isThinkingLevel(value.thinking)) &&
+    bool(value.reasoning) &&
     str(value.title) &&
     Array.isArray(value.models) &&
     value.models.every((m) => isObject(m) && str(m.value) && str(m.label))
@@ -209,10 +227,10 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
       return str(data.text) ? { type: "send", text: data.text } : undefined;
     case "selectModel":
       return str(data.value) ? { type: "selectModel", value: data.value } : undefined;
+    case "selectThinking":
+      return isThinkingLevel(data.value) ? { type: "selectThinking", value: data.value } : undefined;
     case "openOutput":
       return str(data.toolCallId) ? { type: "openOutput", toolCallId: data.toolCallId } : undefined;
-    case "openLink":
-      return str(data.href) && isSafeLink(data.href) ? { type: "openLink", href: data.href } : undefined;
     default:
       return undefined;
   }
@@ -221,6 +239,20 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
 /** Links the transcript may open: web pages and mail only (no scripts, data, commands or files). */
 export function isSafeLink(href: string): boolean {
   return /^(https?:\/\/|mailto:)/i.test(href.trim());
+}
+
+/**
+ * The href a transcript link gets, or undefined for none: web pages as written, mail addresses
+ * without their query (`mailto:x?attach=…&body=…` could fill a mail with more than the link shows).
+ */
+export function safeHref(href: string): string | undefined {
+  const trimmed = href.trim();
+  if (!isSafeLink(trimmed)) return undefined;
+  if (/^mailto:/i.test(trimmed)) {
+    const address = trimmed.replace(/[?#].*$/s, "");
+    return address.length > "mailto:".length ? address : undefined;
+  }
+  return trimmed;
 }
 
 /** A token count as people read it: 950, 41.2k, 128k, 1.2M. */

@@ -11,12 +11,23 @@ import { formatTokens } from "./protocol";
 
 /** How much of one tool's output is kept (its tail); the full output is in the output panel. */
 export const TOOL_OUTPUT_LIMIT = 200_000;
+/** What is kept when output passes the limit: the slack means a cut (which re-sends and
+ * re-renders the whole card) happens once per 50K characters, not on every chunk. */
+export const TOOL_OUTPUT_KEEP = 150_000;
 
-/** `output + text`, keeping the last `limit` characters (cut at a line start when one is near). */
-export function appendClipped(output: string, text: string, limit: number = TOOL_OUTPUT_LIMIT): { output: string; clipped: boolean } {
+/**
+ * `output + text`; past `limit` characters only the last `keep` are kept (cut at a line start
+ * when one is near), and `clipped` says that a cut was made now.
+ */
+export function appendClipped(
+  output: string,
+  text: string,
+  limit: number = TOOL_OUTPUT_LIMIT,
+  keep: number = Math.min(limit, TOOL_OUTPUT_KEEP),
+): { output: string; clipped: boolean } {
   const joined = output + text;
   if (joined.length <= limit) return { output: joined, clipped: false };
-  let tail = joined.slice(joined.length - limit);
+  let tail = joined.slice(joined.length - keep);
   const newline = tail.indexOf("\n");
   if (newline >= 0 && newline < 2000) tail = tail.slice(newline + 1);
   return { output: tail, clipped: true };
@@ -123,6 +134,10 @@ export class Transcript {
   private pendingUser: string | undefined;
   private lastTurn = 0;
   private lastSeq = 0;
+  /** Counts the runs of turn numbers seen: a lower turn (the server restarted and counts from 1
+   * again), a cleared transcript or another session starts a new one. Never reset, so notice ids
+   * made from it stay unique. */
+  private epoch = 0;
   private counter = 0;
 
   get items(): readonly TranscriptItem[] {
@@ -138,8 +153,15 @@ export class Transcript {
     this.byId.clear();
     this.streaming = undefined;
     this.pendingUser = undefined;
+    this.resetWatermark();
+  }
+
+  /** Forget the last turn and seq seen: the next event starts a new epoch (another session is
+   * shown, or the server restarted and counts turns from 1 again). */
+  resetWatermark(): void {
     this.lastTurn = 0;
     this.lastSeq = 0;
+    this.epoch += 1;
   }
 
   private newId(prefix: string): string {
@@ -184,9 +206,13 @@ export class Transcript {
 
   /** Messages for one chat event of the session shown; duplicates and stale turns are ignored. */
   apply(event: ChatEvent): HostMessage[] {
-    if (event.turn < this.lastTurn || (event.turn === this.lastTurn && event.seq <= this.lastSeq)) return [];
+    if (event.turn === this.lastTurn && event.seq <= this.lastSeq) return [];
+    // A lower turn is not stale: the server counts turns from 1 again in each process while the
+    // session ids stay the same, so it starts a new epoch.
+    if (event.turn < this.lastTurn) this.epoch += 1;
     this.lastTurn = event.turn;
     this.lastSeq = event.seq;
+    const turnKey = `${event.session}-${this.epoch}-${event.turn}`;
     switch (event.type) {
       case "message_start":
         return this.messageStart(event.message);
@@ -204,23 +230,22 @@ export class Transcript {
       case "auto_retry_start": {
         const attempt = `${String(event.attempt ?? "?")}/${String(event.maxAttempts ?? "?")}`;
         const delay = typeof event.delayMs === "number" ? ` in ${Math.round(event.delayMs / 100) / 10}s` : "";
-        return [this.addNotice("info", `Retrying (attempt ${attempt}${delay}): ${str(event.errorMessage) ?? "the request failed"}`, undefined, `retry-${event.turn}`)];
+        return [this.addNotice("info", `Retrying (attempt ${attempt}${delay}): ${str(event.errorMessage) ?? "the request failed"}`, undefined, `retry-${turnKey}`)];
       }
       case "auto_retry_end":
         return event.success === true
-          ? [this.addNotice("info", `Retry ${String(event.attempt ?? "")} succeeded`.replace("  ", " "), undefined, `retry-${event.turn}`)]
-          : [this.addNotice("error", `Retries gave up: ${str(event.finalError) ?? "the request failed"}`, undefined, `retry-${event.turn}`)];
+          ? [this.addNotice("info", `Retry ${String(event.attempt ?? "")} succeeded`.replace("  ", " "), undefined, `retry-${turnKey}`)]
+          : [this.addNotice("error", `Retries gave up: ${str(event.finalError) ?? "the request failed"}`, undefined, `retry-${turnKey}`)];
       case "compaction_start":
-        return [this.addNotice("info", `Compacting the context${event.reason === "overflow" ? " (the context overflowed)" : ""}…`, undefined, `compaction-${event.turn}`)];
+        return [this.addNotice("info", `Compacting the context${event.reason === "overflow" ? " (the context overflowed)" : ""}…`, undefined, `compaction-${turnKey}`)];
       case "compaction_end":
-        return [this.compactionEnd(event)];
+        return [this.compactionEnd(event, `compaction-${turnKey}`)];
       default:
         return [];
     }
   }
 
-  private compactionEnd(event: ChatEvent): HostMessage {
-    const id = `compaction-${event.turn}`;
+  private compactionEnd(event: ChatEvent, id: string): HostMessage {
     const error = str(event.errorMessage);
     if (error !== undefined) return this.addNotice("error", `Compaction failed: ${error}`, undefined, id);
     if (event.aborted === true) return this.addNotice("info", "Compaction stopped", undefined, id);
@@ -406,6 +431,7 @@ export class Transcript {
           output: output.output,
           clipped: output.clipped,
           truncated: message.truncated === true,
+          noRun: true,
         });
         break;
       }

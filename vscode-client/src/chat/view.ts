@@ -35,6 +35,7 @@ export class ChatViewProvider {
   constructor(
     private readonly extensionUri: Uri,
     readonly controller: ChatController,
+    private readonly log?: ChatLog,
   ) {}
 
   resolveWebviewView(view: WebviewView): void {
@@ -56,7 +57,10 @@ export class ChatViewProvider {
         if (message.type === "ready") {
           this.controller.attach((hostMessage) => void view.webview.postMessage(hostMessage));
         } else {
-          void this.controller.handle(message);
+          // A failure is logged, never left as an unhandled rejection.
+          this.controller.handle(message).catch((error: unknown) => {
+            this.log?.warn(`chat view ${message.type}: ${error instanceof Error ? error.message : String(error)}`);
+          });
         }
       }),
       view.onDidChangeVisibility(() => {
@@ -92,7 +96,7 @@ export function registerChatView(
   disposables: Disposable[];
 } {
   const controller = new ChatController(client, tracker, log);
-  const provider = new ChatViewProvider(extensionUri, controller);
+  const provider = new ChatViewProvider(extensionUri, controller, log);
   const reveal = async (then: () => unknown) => {
     await controller.focus();
     await then();
@@ -111,6 +115,7 @@ export function registerChatView(
     promptChanged: () => controller.refreshUsage(),
     // Models and the meter could not be asked before the server ran (or after a restart).
     serverStarted: () => {
+      controller.serverStarted();
       void controller.refreshModels();
       controller.refreshUsage(0);
     },
