@@ -371,10 +371,17 @@ class ChatSessions:
         return folders
 
     def get(
-        self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str, *, create: bool
+        self,
+        ls: PiLanguageServer,
+        raw: Mapping[str, Any],
+        method: str,
+        *,
+        create: bool,
+        switching: bool = False,
     ) -> ChatSession:
         """The session ``raw`` names (``session`` id or ``file``), opened if not held yet; a
-        new one when it names none and ``create`` is set."""
+        new one when it names none and ``create`` is set. With ``switching`` a saved session
+        opens with the model and level it records, for the caller to switch it."""
         session_id = _string(raw, "session", method)
         file = _string(raw, "file", method)
         cwd_param = _string(raw, "cwd", method)
@@ -400,7 +407,7 @@ class ChatSessions:
             path = ""
         session = self._open(ls, raw, method, path, cwd)
         try:
-            return self._hold(ls, raw, method, session)
+            return self._hold(ls, raw, method, session, switching=switching)
         except BaseException:
             session.close()
             raise
@@ -425,7 +432,13 @@ class ChatSessions:
             raise failed(f"{method}: {error}", {"path": error.path}) from error
 
     def _hold(
-        self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str, session: SessionFile
+        self,
+        ls: PiLanguageServer,
+        raw: Mapping[str, Any],
+        method: str,
+        session: SessionFile,
+        *,
+        switching: bool = False,
     ) -> ChatSession:
         resources = ls.state.snapshot(session.cwd)
         context: SessionContext | None = None
@@ -442,9 +455,23 @@ class ChatSessions:
             fallbacks.append(default)
         provider = _string(raw, "provider", method)
         model = _string(raw, "model", method)
-        resolved = self._choose(ls, method, provider, model, fallbacks)
+        level_param = _thinking_param(raw, method)
+        # pi/model/select on a saved session: resume it as it was (Pi's resume without
+        # --model/--thinking); the caller's switch then appends the change, as /model does.
+        resume_as_saved = switching and context is not None
+        try:
+            if resume_as_saved:
+                resolved = self._choose(ls, method, None, None, fallbacks)
+            else:
+                resolved = self._choose(ls, method, provider, model, fallbacks)
+        except JsonRpcException:
+            if not (resume_as_saved and (provider or model)):
+                raise
+            # Nothing it records or defaults to is usable: start with the requested model.
+            resolved = self._choose(ls, method, provider, model, [])
+            session.append_model_change(resolved.model.provider, resolved.model.id)
         level = initial_thinking_level(
-            _thinking_param(raw, method), resources.settings.merged, session, context
+            None if resume_as_saved else level_param, resources.settings.merged, session, context
         )
         thinking = clamp_thinking_level(resolved.model, level)
         record_model_choice(session, resolved.model, thinking, context)
@@ -633,7 +660,10 @@ class ChatSessions:
     def tree(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         found = self.locate(ls, _params(params, TREE), TREE)
         session = found.session if isinstance(found, ChatSession) else found
-        return tree_view_json(build_tree_view(session))
+        try:
+            return tree_view_json(build_tree_view(session))
+        except SessionFileError as error:  # e.g. rewritten in place since it was loaded
+            raise failed(f"{TREE}: {error}", {"path": error.path}) from error
 
     async def close(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         raw = _params(params, CLOSE)
@@ -707,7 +737,9 @@ class ChatSessions:
         model = _string(raw, "model", SELECT)
         thinking = _thinking_param(raw, SELECT)
         if raw.get("session") is not None or raw.get("file") is not None:
-            held = self.get(ls, raw, SELECT, create=False)
+            if provider or model:  # unknown names fail before a session is opened
+                self._choose(ls, SELECT, provider, model, [])
+            held = self.get(ls, raw, SELECT, create=False, switching=True)
             self.switch_model(ls, held, SELECT, provider, model, thinking)
             return held.summary()
         if not provider and not model:

@@ -430,10 +430,11 @@ async def test_a_held_session_rewritten_in_place_fails_by_name(workspace: Path) 
         data = re.sub(rb'"id":"[^"]', b'"id":"@', file.read_bytes())  # same size, other ids
         with open(file, "r+b") as handle:
             handle.write(data)
-        error = await error_of(client, "pi/session/messages", {"session": held["session"]})
-        assert error.code == types.LSPErrorCodes.RequestFailed
-        assert str(file) in error.message and "changed on disk" in error.message
-        assert error.data == {"path": str(file)}
+        for method in ("pi/session/messages", "pi/session/tree"):
+            error = await error_of(client, method, {"session": held["session"]})
+            assert error.code == types.LSPErrorCodes.RequestFailed, method
+            assert str(file) in error.message and "changed on disk" in error.message
+            assert error.data == {"path": str(file)}
         status = await request(client, "pi/status", {})
         assert status["root"] == str(workspace / "ws")
     finally:
