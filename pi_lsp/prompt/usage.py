@@ -13,10 +13,14 @@ Six categories, always in this order:
 
 The first four are counted with the tokenizer the prompt document uses (cl100k_base, see
 :mod:`pi_lsp.prompt.tokens`): the prompt's span counts summed by category, so they add up to
-what ``pi/systemPrompt`` reports span by span. Messages and summaries take Pi's chars/4
-estimate per message (:func:`pi_lsp.session.tokens.estimate_message_tokens`, the summary text
-alone for a summary) — the estimate Pi's compaction reasons with — and make the breakdown
-``estimated``.
+what ``pi/systemPrompt`` reports span by span. Summaries take Pi's chars/4 estimate (the summary
+text alone, :func:`pi_lsp.session.tokens.estimate_message_tokens`). Messages too — unless the
+context holds a valid assistant usage: then the total is what Pi's compaction compares with the
+threshold (that usage plus the chars/4 estimate of the messages after it,
+:func:`pi_lsp.session.tokens.estimate_context_tokens`), and messages are the part of it the
+other categories do not account for. A usage smaller than the prompt and tools alone (another
+tokenizer's count, a provider's cache accounting) is not trusted: the estimate is used. The
+breakdown is ``estimated`` when any category holds an estimate.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 
 from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.prompt.tokens import count_tokens
-from pi_lsp.session.tokens import estimate_message_tokens
+from pi_lsp.session.tokens import estimate_context_tokens, estimate_message_tokens
 
 __all__ = [
     "CATEGORY_KINDS",
@@ -82,6 +86,8 @@ class ContextUsage:
 
     categories: tuple[UsageCategory, ...]
     estimated: bool
+    #: the newest valid assistant usage the total is built on (0: none, all estimated)
+    usage_tokens: int = 0
 
     @property
     def total(self) -> int:
@@ -128,13 +134,16 @@ def context_usage(
     """The breakdown of one request: its system prompt, its tools and its context messages."""
     prompt = prompt_tokens_by_category(document)
     plain, summaries = message_tokens(messages)
-    values = {
-        **prompt,
-        "tools": tool_definition_tokens(tool_definitions),
-        "messages": plain,
-        "summaries": summaries,
-    }
+    tools = tool_definition_tokens(tool_definitions)
+    usage_tokens = 0
+    if messages:
+        context = estimate_context_tokens(messages)
+        fixed = sum(prompt.values()) + tools + summaries
+        if context.usage_tokens > sum(prompt.values()) + tools:
+            usage_tokens = context.usage_tokens
+            plain = max(0, context.tokens - fixed)
+    values = {**prompt, "tools": tools, "messages": plain, "summaries": summaries}
     categories = tuple(
         UsageCategory(kind, CATEGORY_LABELS[kind], values[kind]) for kind in CATEGORY_KINDS
     )
-    return ContextUsage(categories, estimated=bool(messages))
+    return ContextUsage(categories, estimated=bool(messages), usage_tokens=usage_tokens)

@@ -176,6 +176,7 @@ def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> 
         "threshold": window - reserve,
         "total": usage.total,
         "estimated": usage.estimated,
+        "usageTokens": usage.usage_tokens,
         "categories": [category.to_json() for category in usage.categories],
     }
 

@@ -189,6 +189,10 @@ def test_context_meter_segments_are_proportional_with_threshold(
     meter, usage = seen["meter"], seen["usage"]
     assert not meter["hidden"]
     assert meter["summary"] == "41.2k / 128k"
+    titles = seen["meterTitles"]
+    assert "estimate" not in titles["estimate"].split("\n")[0]
+    assert "last reported 39k" in titles["usage"] and "~" not in titles["usage"]
+    assert "estimated (chars / 4)" in titles["chars"] and "~41.2k" in titles["chars"]
     window = usage["contextWindow"]
     bar = meter["barWidth"]
     assert bar > 100

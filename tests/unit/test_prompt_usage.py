@@ -13,6 +13,7 @@ from pi_lsp.prompt.system_prompt import (
 )
 from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.prompt.usage import CATEGORY_KINDS, context_usage, tool_definition_tokens
+from pi_lsp.session.tokens import estimate_context_tokens
 from pi_lsp.tools.registry import BUILTIN_TOOLS
 
 RULES = "# Rules\n\n" + "- Always run the tests before you commit anything at all.\n" * 40
@@ -87,3 +88,41 @@ def test_messages_and_summaries_are_pis_chars_over_four_estimate() -> None:
     assert by_kind(usage)["messages"] == 25 + 21  # 81 characters round up
     assert usage.estimated is True
     assert usage.total == sum(by_kind(usage).values())
+
+
+def _answer(text: str, total: int, stop: str = "stop") -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "stopReason": stop,
+        "usage": {"input": total - 10, "output": 10, "totalTokens": total},
+    }
+
+
+def test_with_a_usage_the_total_is_what_compaction_compares_with_the_threshold() -> None:
+    doc = build_system_prompt(PromptInputs(cwd="/p"))
+    tools = definitions("read", "bash")
+    messages = [
+        {"role": "compactionSummary", "summary": "s" * 400, "tokensBefore": 9000},
+        {"role": "user", "content": "u" * 100},
+        _answer("a" * 40, 30_000),
+        {"role": "user", "content": "v" * 80},  # after the usage: estimated, 20 tokens
+    ]
+    usage = context_usage(doc, tools, messages)
+    assert usage.usage_tokens == 30_000
+    assert usage.total == estimate_context_tokens(messages).tokens == 30_020
+    parts = by_kind(usage)
+    assert parts["summaries"] == 100
+    assert parts["messages"] == 30_020 - parts["systemPrompt"] - parts["tools"] - 100
+    assert usage.estimated is True
+
+
+def test_an_implausible_or_failed_usage_falls_back_to_the_estimate() -> None:
+    doc = build_system_prompt(PromptInputs(cwd="/p"))
+    tools = definitions("read", "bash")
+    user = {"role": "user", "content": "u" * 100}
+    plain = context_usage(doc, tools, [user, _answer("a" * 40, 1, "error")])
+    tiny = context_usage(doc, tools, [user, _answer("a" * 40, 12)])  # less than the prompt
+    for usage in (plain, tiny):
+        assert usage.usage_tokens == 0
+        assert by_kind(usage)["messages"] == 25 + 10

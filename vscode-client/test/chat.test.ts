@@ -34,6 +34,7 @@ const USAGE = {
   threshold: 111616,
   total: 41200,
   estimated: true,
+  usageTokens: 39000,
   categories: [
     { kind: "systemPrompt", label: "System prompt", tokens: 3000 },
     { kind: "contextFiles", label: "Context files", tokens: 6000 },
@@ -640,6 +641,7 @@ describe("the chat controller", () => {
       threshold: 111616,
       total: 41200,
       estimated: true,
+      usageTokens: 39000,
       categories: USAGE.categories,
     });
     total = 50000;

@@ -431,11 +431,11 @@ function showUsage(usage: UsageView | null): void {
   const threshold = h("div", { class: "threshold", title: `Compaction at ${formatTokens(usage.threshold)} tokens` });
   threshold.style.left = percent(usage.threshold, size);
   meterBar.replaceChildren(...segments, threshold);
-  const estimated = usage.estimated ? "~" : "";
+  const estimated = usage.estimated && usage.usageTokens === 0 ? "~" : "";
   meterSummary.textContent = `${formatTokens(usage.total)} / ${formatTokens(size)}`;
   const share = Math.round((usage.total / size) * 100);
   meter.title = [
-    `Context: ${estimated}${formatTokens(usage.total)} of ${formatTokens(size)} tokens (${share}%)${usage.estimated ? ", estimated" : ""}`,
+    `Context: ${estimated}${formatTokens(usage.total)} of ${formatTokens(size)} tokens (${share}%)${basis(usage)}`,
     ...usage.categories.map((category) => `${category.label}: ${formatTokens(category.tokens)}`),
     `Compaction at ${formatTokens(usage.threshold)}`,
   ].join("\n");
@@ -562,3 +562,9 @@ if (saved && typeof saved.draft === "string") {
   fitPrompt();
 }
 post({ type: "ready" });
+
+/** How the meter's total was reached, for its hover text. */
+function basis(usage: UsageView): string {
+  if (usage.usageTokens > 0) return `: the model's last reported ${formatTokens(usage.usageTokens)} plus an estimate of what followed`;
+  return usage.estimated ? ", estimated (chars / 4)" : "";
+}

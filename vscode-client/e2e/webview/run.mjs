@@ -217,6 +217,7 @@ try {
     threshold: 111616,
     total: 41200,
     estimated: false,
+    usageTokens: 0,
     categories: [
       { kind: "systemPrompt", label: "System prompt", tokens: 3000 },
       { kind: "contextFiles", label: "Context files", tokens: 6000 },
@@ -245,6 +246,12 @@ try {
     };
   });
   out.usage = usage;
+  // The hover says what the total stands on: an estimate, or the model's own last count.
+  out.meterTitles = { estimate: await page.getAttribute("#context-meter", "title") };
+  await host({ type: "usage", usage: { ...usage, estimated: true, usageTokens: 39000 } });
+  out.meterTitles.usage = await page.getAttribute("#context-meter", "title");
+  await host({ type: "usage", usage: { ...usage, estimated: true, usageTokens: 0 } });
+  out.meterTitles.chars = await page.getAttribute("#context-meter", "title");
 
   // Model picker, stop button, prompt keys.
   out.model = await page.evaluate(() => ({ value: document.getElementById("model").value, options: document.getElementById("model").options.length }));

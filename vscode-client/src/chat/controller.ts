@@ -594,6 +594,7 @@ export class ChatController {
         threshold: result.threshold,
         total: result.total,
         estimated: result.estimated,
+        usageTokens: typeof result.usageTokens === "number" ? result.usageTokens : 0,
         categories: result.categories.map(({ kind, label, tokens }) => ({ kind, label, tokens })),
       };
       if (result.model) this.model = modelValue(result.model);

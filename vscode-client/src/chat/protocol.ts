@@ -83,6 +83,8 @@ export interface UsageView {
   threshold: number;
   total: number;
   estimated: boolean;
+  /** The model's last reported usage the total is built on (0: the total is all estimate). */
+  usageTokens: number;
   categories: UsageCategory[];
 }
 
@@ -169,6 +171,7 @@ function isUsage(value: unknown): value is UsageView {
     num(value.threshold) &&
     num(value.total) &&
     bool(value.estimated) &&
+    num(value.usageTokens) &&
     Array.isArray(value.categories) &&
     value.categories.every((c) => isObject(c) && str(c.kind) && str(c.label) && num(c.tokens))
   );
