@@ -13,6 +13,7 @@ during a rebuild are gathered for the next one; there is never more than one at 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import uuid
@@ -65,6 +66,16 @@ class PiProtocol(LanguageServerProtocol):
             if general is not None:
                 general.position_encodings = [types.PositionEncodingKind.Utf16]
         return message
+
+    def _send_data(self, data: Any) -> None:
+        # After ``exit`` pygls has closed stdout; a message still under way from a worker
+        # (a rebuild's progress, a tool's last output) would make pygls log a traceback,
+        # which clients show as an error. There is no one left to tell: drop it.
+        stream = getattr(self.writer, "_stdout", None)
+        if stream is not None and getattr(stream, "closed", False):
+            log.debug("not sent, the output is closed: %s", type(data).__name__)
+            return
+        super()._send_data(data)
 
 
 class PiLanguageServer(LanguageServer):
@@ -192,11 +203,16 @@ class PiLanguageServer(LanguageServer):
                     message=os.path.relpath(cwd, self.state.root),
                     percentage=done * 100 // max(total, 1),
                 )
-                loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+                with contextlib.suppress(RuntimeError):  # the loop closed: the server exited
+                    loop.call_soon_threadsafe(self._report_progress, token, report)
 
         result = self.state.rebuild(changed, buffers, loop_report)
         prompts = {cwd: self.state.prompt(cwd).text for cwd in result.reloaded}
         return result, prompts
+
+    def _report_progress(self, token: str, report: types.WorkDoneProgressReport) -> None:
+        if not self.shutting_down:  # a rebuild still running at shutdown reports nothing more
+            self.work_done_progress.report(token, report)
 
     async def _begin_progress(self) -> str | None:
         """A progress token for a full rebuild, when the client shows progress."""
@@ -209,6 +225,8 @@ class PiLanguageServer(LanguageServer):
                 self.work_done_progress.create_async(token), PROGRESS_CREATE_TIMEOUT
             )
         except Exception:
+            return None
+        if self.shutting_down:
             return None
         self.work_done_progress.begin(
             token, types.WorkDoneProgressBegin(title="pi-lsp: loading context", percentage=0)

@@ -182,3 +182,61 @@ async def test_a_deleted_workspace_folder_is_survived(workspace: Path) -> None:
             )
     finally:
         await client.shutdown_session()
+
+
+async def _quit_during_a_full_reload(workspace: Path, attempt: int) -> tuple[int | None, bytes]:
+    """Open a conflicting file, change the settings (a full reload, with progress), then
+    shutdown + exit at once, answering every server request meanwhile; the exit code and
+    stderr."""
+    sub = workspace / "ws" / "pkg" / "AGENTS.md"
+    client = await RawClient.start(workspace)
+    pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+
+    async def answer_the_server() -> None:
+        while True:
+            message = await client.read()
+            if "method" in message and "id" in message:  # progress tokens, configuration
+                items = (message.get("params") or {}).get("items")
+                answer = [None] * len(items) if isinstance(items, list) else None
+                client.send({"id": message["id"], "result": answer})
+            elif message.get("id") in pending:
+                pending.pop(message["id"]).set_result(message)
+
+    async def ask(request_id: int, method: str, params: Any) -> dict[str, Any]:
+        pending[request_id] = asyncio.get_running_loop().create_future()
+        client.send({"id": request_id, "method": method, "params": params})
+        return await asyncio.wait_for(pending[request_id], WAIT)
+
+    reader = asyncio.ensure_future(answer_the_server())
+    try:
+        capabilities = {"window": {"workDoneProgress": True}, "workspace": {"configuration": True}}
+        root = (workspace / "ws").as_uri()
+        await ask(
+            1, "initialize", {"processId": None, "rootUri": root, "capabilities": capabilities}
+        )
+        client.send({"method": "initialized", "params": {}})
+        text = sub.read_text() + f"\n- Never use pnpm ({attempt}).\n"
+        document = {"uri": sub.as_uri(), "languageId": "markdown", "version": 1, "text": text}
+        client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+        client.send({"method": "workspace/didChangeConfiguration", "params": {"settings": {}}})
+        await asyncio.sleep(0.01 * attempt)
+        await ask(2, "shutdown", None)
+        client.send({"method": "exit", "params": None})
+        assert client.process.stderr is not None
+        stderr = await asyncio.wait_for(client.process.stderr.read(), WAIT)
+        await asyncio.wait_for(client.process.wait(), WAIT)
+    finally:
+        reader.cancel()
+    return client.process.returncode, stderr
+
+
+async def test_exit_during_a_full_reload_writes_nothing_to_the_closed_output(
+    workspace: Path,
+) -> None:
+    """Neovim quits with shutdown + exit at once, while a full reload may still be reporting
+    its progress: the server exits 0 and never writes to the output it has closed (pygls
+    would log a traceback on stderr, which Neovim shows as an error)."""
+    for attempt in range(6):
+        code, stderr = await _quit_during_a_full_reload(workspace, attempt)
+        assert code == 0, stderr.decode()
+        assert b"Traceback" not in stderr and b"Error sending data" not in stderr, stderr.decode()
