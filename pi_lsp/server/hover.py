@@ -234,6 +234,20 @@ def skill_command_at(line_text: str, column: int) -> tuple[str, int, int] | None
     return None
 
 
+def shown_path(path: str, root: str, home: str) -> str:
+    """``path`` as a reader finds it quickest: relative to the workspace root inside it (the
+    root itself is ``.``), ``~/…`` under the home folder, else as it is."""
+    for folder, name in ((root, "."), (home, "~")):
+        if not folder:
+            continue
+        if _same_path(path, folder):
+            return name
+        if _inside(path, folder):
+            inner = os.path.relpath(os.path.realpath(path), os.path.realpath(folder))
+            return inner if name == "." else f"~/{inner}"
+    return path
+
+
 def context_hover_text(state: WorkspaceState, path: str) -> str:
     """The numbered instruction order for the folder of ``path``, this file marked."""
     folder = os.path.dirname(path)
@@ -241,27 +255,37 @@ def context_hover_text(state: WorkspaceState, path: str) -> str:
     resources = state.snapshot(state.cwd_for(path) if inside else state.root)
     files = resources.context_files.files
     prompt_tokens = state.prompt(resources.cwd).tokens
-    lines = [f"**Instruction order for `{resources.cwd}`** (as Pi builds the prompt)", ""]
+    home = home_dir()
+
+    def shown(file_path: str) -> str:
+        return shown_path(file_path, state.root, home)
+
+    lines = [f"**Instruction order for `{shown(resources.cwd)}`** (as Pi builds the prompt)", ""]
     for index, file in enumerate(files, 1):
         tokens = count_tokens(file.content)
         share = tokens / prompt_tokens if prompt_tokens else 0
         mark = "**" if file.path == path else ""
         here = " ← this file" if file.path == path else ""
         lines.append(
-            f"{index}. {mark}`{file.path}`{mark}{here} — {tokens} tokens "
+            f"{index}. {mark}`{shown(file.path)}`{mark}{here} — {tokens} tokens "
             f"({share:.0%} of the prompt)"
         )
     loaded = next((f for f in files if f.path == path), None)
     if loaded is None:
         winner = next((f for f in files if path in f.shadows), None)
-        lines += ["", f"Pi does not read this file: `{winner.path if winner else '?'}` wins."]
+        lines += [
+            "",
+            f"Pi does not read this file: `{shown(winner.path) if winner else '?'}` wins.",
+        ]
     elif loaded.shadows:
         shadowed = ", ".join(f"`{os.path.basename(s)}`" for s in loaded.shadows)
         lines += ["", f"Shadows {shadowed} in the same folder (Pi never reads them)."]
     elsewhere = _other_working_directories(state, path, resources.cwd)
     if elsewhere:
         lines += ["", "Also in the prompt of:"]
-        lines += [f"- `{cwd}` ({ordinal(index)} of {total})" for cwd, index, total in elsewhere]
+        lines += [
+            f"- `{shown(cwd)}` ({ordinal(index)} of {total})" for cwd, index, total in elsewhere
+        ]
     return "\n".join(lines)
 
 

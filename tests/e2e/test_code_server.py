@@ -525,7 +525,8 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
         assert findings and all("PI101" in row for row in findings), report(str(problems))
         # The hover showed the instruction order: the root file first, this one second.
         hover = steps["hover"]["hover"]
-        root_at, sub_at = hover.find(str(world.workspace / "AGENTS.md")), hover.find(str(conflict))
+        # paths relative to the workspace: "1. AGENTS.md — …", "2. sub/AGENTS.md ← this file — …"
+        root_at, sub_at = hover.find("AGENTS.md —"), hover.find("sub/AGENTS.md")
         assert 0 <= root_at < sub_at, report(hover)
         assert "this file" in hover, report(hover)
         # The edit was saved and the conflict went away with it.
