@@ -239,12 +239,17 @@ describe("the chat transcript", () => {
 describe("the chat controller", () => {
   it("sends the first prompt as a new session, follows its events, then makes it the active session", async () => {
     let send: (event: Record<string, unknown>) => void = () => undefined;
+    let activeDuringTheAnswer: string | undefined;
     const { client, calls } = fakeClient({
       "pi/chat": async (params) => {
         expect(params).toEqual({ text: "list the files" });
         for (const event of recordedTurn("new-1", 1)) send(event);
+        // while the answer still runs, the new session is already the active one
+        await tick(5);
+        activeDuringTheAnswer = tracker.current?.session;
         return { session: "new-1", file: "/sessions/new-1.jsonl", cwd: "/ws", model: { provider: "anthropic", id: "claude-x" }, turn: 1, stopReason: "stop", text: "" };
       },
+      "pi/session/messages": () => ({ session: "new-1", file: "/sessions/new-1.jsonl", cwd: "/ws", leafId: null, entries: [] }),
       "pi/session/usage": () => USAGE,
       "pi/models": () => MODELS,
     });
@@ -257,6 +262,7 @@ describe("the chat controller", () => {
     chat.attach((message) => message.type === "state" && states.push(message.state.running));
 
     await chat.send("list the files");
+    expect(activeDuringTheAnswer).toBe("new-1");
     expect(tracker.current).toEqual({ session: "new-1", file: "/sessions/new-1.jsonl", cwd: "/ws" });
     expect(changes).toEqual(["switched:new-1", "updated:new-1"]);
     // The typed prompt shows once (the server's user message confirms it), then the answer.

@@ -280,6 +280,9 @@ export class ChatController {
       this.adopting = false;
       // Another session's numbers: its turn 1 must not be measured against what was shown.
       this.transcript.resetWatermark();
+      // The new chat's session is known now: the Session view and the panels follow it while
+      // the first answer still runs (not only once it ends).
+      if (this.run) void this.adopt(params.session, this.run);
     }
     this.postAll(this.transcript.apply(params));
     return true;
