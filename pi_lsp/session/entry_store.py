@@ -186,8 +186,9 @@ class IndexedEntries(Sequence[Entry]):
         return bool(self._slots)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, IndexedEntries | list | tuple):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        # equal to any list, tuple, store or path of the same entries
+        if isinstance(other, IndexedEntries | EntryPath | list | tuple):
+            return _equal_entries(self, other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -386,11 +387,17 @@ class EntryPath(Sequence[Entry]):
         return self.store.is_live(self.positions[index])
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, EntryPath | list | tuple):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        # equal to any list, tuple, store or path of the same entries
+        if isinstance(other, IndexedEntries | EntryPath | list | tuple):
+            return _equal_entries(self, other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"EntryPath({len(self.positions)} entries)"
+
+
+def _equal_entries(entries: Sequence[Entry], other: Sequence[Entry]) -> bool:
+    """Whether a store or path holds the same entries as ``other``, in order."""
+    return len(entries) == len(other) and all(a == b for a, b in zip(entries, other, strict=True))

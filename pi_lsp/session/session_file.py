@@ -241,16 +241,13 @@ class SessionFile:
         A 0-byte file reads as an empty session with a fresh in-memory header.
         """
         file_path = os.fspath(path)
+        fd: int | None = None
         try:
             fd = os.open(file_path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError as error:
-            raise SessionFileError(
-                file_path, f"cannot read the session file: {error.strerror or error}"
-            ) from None
-        try:
             data = LockedSessionFile.read_fd(fd)
         except OSError as error:
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
             raise SessionFileError(
                 file_path, f"cannot read the session file: {error.strerror or error}"
             ) from None

@@ -28,7 +28,7 @@ from pi_lsp.session.session_file import SessionFile
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
 from tests.lsp.harness import start_client
 from tests.lsp.test_chat import API_KEY, request, write_models
-from tests.unit.test_session_lazy_entries import compacted_fixture_session
+from tests.sessions import compacted_fixture_session
 
 KINDS = ["systemPrompt", "contextFiles", "skills", "tools", "messages", "summaries"]
 RESERVE = 5000

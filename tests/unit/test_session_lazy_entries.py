@@ -27,10 +27,9 @@ from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.lines import LineReader
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import branch, index_entries
+from tests.sessions import PI_FIXTURES, compacted_fixture_session
 
 from .test_session_fast_paths import _random_entries
-
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "pi"
 
 
 def _lazy_store(entries: list[dict[str, Any]]) -> IndexedEntries:
@@ -89,24 +88,6 @@ def lazy_from_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
 def _whole(path: Path) -> SessionFile:
     """The file loaded with every entry in memory (the reference)."""
     return SessionFile._from_bytes(str(path), path.read_bytes(), cwd=None, writer=None)
-
-
-def compacted_fixture_session(tmp_path: Path) -> Path:
-    """A current-version copy of Pi's larger fixture session (migrated by opening it)."""
-    copy = tmp_path / "large.jsonl"
-    copy.write_bytes((FIXTURES / "large-session.jsonl").read_bytes())
-    with SessionFile.open(copy) as session:  # v1 → v3, rewritten
-        # compacted near the end, as a long session is: the context keeps the last tenth
-        branch_ids = [entry["id"] for entry in session.get_branch()]
-        kept = next(
-            entry_id
-            for entry_id in branch_ids[len(branch_ids) * 9 // 10 :]
-            if session.get_entry(entry_id)["type"] == "message"
-            and session.get_entry(entry_id)["message"]["role"] == "user"
-        )
-        session.append_compaction("what happened so far", kept, 12345)
-        session.append_message({"role": "user", "content": "and now?", "timestamp": 2})
-    return copy
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
@@ -186,7 +167,7 @@ def test_a_file_replaced_by_rename_keeps_reading_the_loaded_version(tmp_path: Pa
 
 def test_small_files_and_old_versions_stay_in_memory(tmp_path: Path) -> None:
     path = tmp_path / "v1.jsonl"
-    path.write_bytes((FIXTURES / "large-session.jsonl").read_bytes())
+    path.write_bytes((PI_FIXTURES / "large-session.jsonl").read_bytes())
     session = SessionFile.read(path)  # v1, migrated in memory: every entry is live
     store = session.entries
     assert isinstance(store, IndexedEntries)
