@@ -32,7 +32,7 @@ from pi_lsp.session.llm_messages import convert_to_llm
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.tools.registry import BUILTIN_TOOLS
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
-from tests.shared_data import CONFORMANCE, SHARED
+from tests.shared_data import CONFORMANCE, ORACLE
 
 Message = dict[str, Any]
 
@@ -220,6 +220,7 @@ async def test_default_tools_request(server: LocalHTTPServer) -> None:
 # --- the response side, against the oracle's own fake server ---------------------------------
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case", ["overflow-compact-retry", "compaction-threshold-midrun"])
 async def test_responses_equal_pis_against_the_oracle_fake_server(
     tmp_path: Path, case: str
@@ -230,7 +231,7 @@ async def test_responses_equal_pis_against_the_oracle_fake_server(
     folder = CONFORMANCE / case
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        str(SHARED / "oracle" / "fake_openai.py"),
+        str(ORACLE / "fake_openai.py"),
         "--out",
         str(tmp_path / "recorded"),
         "--script",

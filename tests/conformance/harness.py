@@ -1,7 +1,8 @@
 """Running a golden case's inputs through pi-lsp, as the conformance README's contract says.
 
-The case folders are read in place from ``shared/conformance`` (or, with ``case_root``, from
-pi-lsp's own recorded cases in ``tests/conformance/cases``); nothing of them is copied.
+The case folders are the project's copy of ``shared/conformance`` in ``pi_cases/`` (Pi's prose
+masked, see ``import_goldens.py``) or, with ``case_root``, pi-lsp's own recorded cases in
+``tests/conformance/cases``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.conformance.pi_prose import SKILLS_PREAMBLE, mask_skills_preamble
 from tests.shared_data import CONFORMANCE, REPO
 
 
@@ -42,8 +44,7 @@ class CaseWorkspace:
 #: pi-lsp's own golden cases, recorded from Pi the same way (see ``cases/README.md``)
 OWN_CASES = Path(__file__).resolve().parent / "cases"
 
-SKILLS_TAG = "<available_skills>"
-SKILLS_PREAMBLE = "{SKILLS_PREAMBLE}"
+__all__ = ["CONFORMANCE", "SKILLS_PREAMBLE", "mask_skills_preamble"]
 
 
 def case_dir(name: str, case_root: Path = CONFORMANCE) -> Path:
@@ -67,22 +68,6 @@ def build_case(name: str, base: Path, case_root: Path = CONFORMANCE) -> CaseWork
     return CaseWorkspace(
         case=case, root=root.resolve(), cwd=cwd, agent=agent, home=home, tmp=tmp.resolve()
     )
-
-
-def mask_skills_preamble(text: str) -> str:
-    """Replace the paragraph before ``<available_skills>`` (and its blank lines) by a token.
-
-    That paragraph is Pi's prose (README rule 4): from the blank line that opens it, through
-    the blank lines after it, up to the tag. Idempotent: an already masked text is kept.
-    """
-    tag = text.find(SKILLS_TAG)
-    if tag < 0:
-        return text
-    before = text[:tag].rstrip("\n")
-    if before.endswith(SKILLS_PREAMBLE):
-        return text
-    opening = before.rfind("\n\n")
-    return before[:opening] + SKILLS_PREAMBLE + "\n" + text[tag:]
 
 
 def tool_calls(name: str) -> list[tuple[str, dict[str, Any]]]:

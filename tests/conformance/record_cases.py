@@ -28,14 +28,14 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from tests.conformance.harness import OWN_CASES, mask_skills_preamble  # noqa: E402
-from tests.shared_data import CONFORMANCE  # noqa: E402
+from tests.shared_data import SHARED_CONFORMANCE  # noqa: E402
 
 PROMPT_FILE = "expected-system-prompt.txt"
 STATUS_FILE = "observed-status.json"
 
 
 def _shared_runner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("pi_run_case", CONFORMANCE / "run_case.py")
+    spec = importlib.util.spec_from_file_location("pi_run_case", SHARED_CONFORMANCE / "run_case.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -15,22 +15,16 @@ import pytest
 
 from tests.conformance.harness import (
     CONFORMANCE,
-    SKILLS_PREAMBLE,
     CaseWorkspace,
     build_case,
     mask_skills_preamble,
     normalize,
     run_cli,
 )
+from tests.conformance.pi_prose import from_structural_start
 
 PROMPT_CASES = sorted(p.name for p in CONFORMANCE.iterdir() if p.name.startswith("sp-"))
 CUSTOM_LAYOUT = {"sp-system-md-trusted", "sp-system-md-untrusted", "sp-cli-prompts"}
-
-
-def from_structural_start(text: str) -> str:
-    starts = [i for i in (text.find(m) for m in ("<project_context>", SKILLS_PREAMBLE)) if i >= 0]
-    starts.append(text.index("Current working directory:"))
-    return text[min(starts) :]
 
 
 def _pi_args(name: str, ws: CaseWorkspace) -> list[str]:

@@ -48,11 +48,11 @@ from typing import Any
 import pytest
 
 from tests.agent.http_fixtures import LocalHTTPServer, RecordedRequest, openai_text_reply
-from tests.shared_data import SHARED
+from tests.shared_data import PI_FIXTURES
 
 HERE = Path(__file__).resolve().parent
 INTEROP = HERE / "interop"
-FIXTURES = SHARED / "fixtures" / "pi"
+FIXTURES = PI_FIXTURES  # Pi's own sessions: the recordings in interop/ continue them
 PI_LSP = Path(sys.executable).parent / "pi-lsp"
 FIXTURE_NAMES = ("large-session", "before-compaction")
 HEX8 = re.compile(r"^[0-9a-f]{8}$")
@@ -268,6 +268,7 @@ async def _continue_fixture(name: str, tmp: Path) -> tuple[Run, Path, dict[str, 
 # 1. The real Pi fixtures, continued
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 async def test_continuing_a_pi_fixture_sends_pis_request(name: str, tmp_path: Path) -> None:
     run, session, golden = await _continue_fixture(name, tmp_path)
@@ -293,6 +294,7 @@ async def test_continuing_a_pi_fixture_sends_pis_request(name: str, tmp_path: Pa
     assert _normalized_digest(migrated) == golden["migrated_sha256"]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 async def test_continuing_a_pi_fixture_over_the_window_compacts_as_pi_does(
     name: str, tmp_path: Path
@@ -334,6 +336,7 @@ async def test_continuing_a_pi_fixture_over_the_window_compacts_as_pi_does(
     assert compaction_digest(_entries(session)) == golden["compaction_sha256"]
 
 
+@pytest.mark.shared
 async def test_continuing_with_another_model_appends_what_pi_appends(tmp_path: Path) -> None:
     name = "before-compaction"
     _run, session, golden = await _continue_fixture(name, tmp_path)
@@ -342,6 +345,7 @@ async def test_continuing_with_another_model_appends_what_pi_appends(tmp_path: P
     assert kinds == golden["appended_entry_types"]
 
 
+@pytest.mark.shared
 async def test_a_session_whose_cwd_is_gone_is_refused_as_pi_does(tmp_path: Path) -> None:
     async with LocalHTTPServer() as server:
         _setup(tmp_path, server.base_url, context_window=1_000_000, max_tokens=16384)

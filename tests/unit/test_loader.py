@@ -10,7 +10,7 @@ import pytest
 from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.loader import LoadOptions, ResourceCache, load_resources, reload_resources
-from tests.shared_data import SHARED
+from tests.shared_data import CORPUS
 
 
 def skill(folder: Path, name: str, description: str) -> Path:
@@ -106,7 +106,7 @@ def _fields(options: LoadOptions) -> dict[str, object]:
 
 
 def _corpus_working_dirs() -> list[Path]:
-    root = SHARED / "corpus" / "repos"
+    root = CORPUS / "repos"
     names = {"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "agents.md"}
     found = set()
     for folder, _, files in os.walk(root):
@@ -115,6 +115,7 @@ def _corpus_working_dirs() -> list[Path]:
     return sorted(found)
 
 
+@pytest.mark.shared
 def test_every_corpus_context_folder_loads_and_builds_a_prompt(tmp_path: Path) -> None:
     folders = _corpus_working_dirs()
     assert len(folders) > 100

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.resources.path_refs import PathRef, find_path_refs
-from tests.shared_data import SHARED
-
-CORPUS = SHARED / "corpus"
+from tests.shared_data import CORPUS
 
 
 @pytest.fixture
@@ -165,7 +163,7 @@ def _corpus_files() -> list[Path]:
     return sorted(p for p in CORPUS.rglob("*.md") if p.is_file())
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not there")
+@pytest.mark.shared
 def test_every_corpus_file() -> None:
     files = _corpus_files()
     assert len(files) > 500
@@ -188,7 +186,7 @@ def _by_written(path: Path) -> dict[str, PathRef]:
     return {ref.written: ref for ref in reversed(find_path_refs(text, str(path)))}
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not there")
+@pytest.mark.shared
 def test_known_corpus_links() -> None:
     repos = CORPUS / "repos"
     skill = (
