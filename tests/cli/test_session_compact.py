@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.session_commands import fingerprint, run_session
-from tests.shared_data import CONFORMANCE, SHARED
+from tests.sessions import fixture_session
+from tests.shared_data import CONFORMANCE
 
 SPLIT_TURN = CONFORMANCE / "compaction-split-turn" / "expected-session.jsonl"
 SPLIT_AFTER = CONFORMANCE / "compaction-split-after-compaction" / "expected-session.jsonl"
 MIDRUN = CONFORMANCE / "compaction-threshold-midrun" / "expected-session.jsonl"
-V1_FIXTURE = SHARED / "fixtures" / "pi" / "before-compaction.jsonl"
+V1_FIXTURE = fixture_session("before-compaction.jsonl")
 CASE_SETTINGS = ("--context-window", "20000", "--reserve-tokens", "4000")
 
 

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.session_commands import fingerprint, run_session
-from tests.shared_data import CONFORMANCE, SHARED
+from tests.sessions import fixture_session
+from tests.shared_data import CONFORMANCE
 
 SPLIT_AFTER = CONFORMANCE / "compaction-split-after-compaction" / "expected-session.jsonl"
-V1_FIXTURE = SHARED / "fixtures" / "pi" / "before-compaction.jsonl"
+V1_FIXTURE = fixture_session("before-compaction.jsonl")
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -13,9 +13,8 @@ import pytest
 
 from pi_lsp.session.session_file import SessionFile, serialize_records
 from tests.cli.session_commands import run_session
-from tests.shared_data import CONFORMANCE, SHARED
-
-FIXTURES = SHARED / "fixtures" / "pi"
+from tests.sessions import CHECKPOINT_TITLE, fixture_session
+from tests.shared_data import CONFORMANCE
 
 
 def tree(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -131,7 +130,7 @@ def test_json_tree_nests_segments_at_forks(tmp_path: Path) -> None:
 
 def test_v1_file_is_migrated_in_memory_and_never_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "v1.jsonl"
-    path.write_bytes((FIXTURES / "before-compaction.jsonl").read_bytes())
+    path.write_bytes(fixture_session("before-compaction.jsonl").read_bytes())
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
     proc = tree(path)
     assert proc.returncode == 0, proc.stderr
@@ -144,17 +143,17 @@ def test_v1_file_is_migrated_in_memory_and_never_rewritten(tmp_path: Path) -> No
         re.MULTILINE,
     )
     assert [(summary, tokens) for summary, _kept, tokens in compactions] == [
-        ("# Context Checkpoint: Coding Agent Refactoring", "175004"),
-        ("# Context Checkpoint: Coding Agent Refactoring", "185014"),
+        (CHECKPOINT_TITLE, "175004"),
+        (CHECKPOINT_TITLE, "185014"),
     ]
     assert f"{path}:1:1: information: version 1 session file" in proc.stderr
-    assert path.read_bytes() == (FIXTURES / "before-compaction.jsonl").read_bytes()
+    assert path.read_bytes() == fixture_session("before-compaction.jsonl").read_bytes()
     assert path.stat().st_mtime_ns == 1_000_000_000
     assert list(tmp_path.iterdir()) == [path]
 
 
 def test_large_linear_session_as_json(tmp_path: Path) -> None:
-    proc = tree(FIXTURES / "large-session.jsonl", "--json")
+    proc = tree(fixture_session("large-session.jsonl"), "--json")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
     (root,) = payload["roots"]

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from pi_lsp.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
 from pi_lsp.resources.yaml_core import YamlProblem, load_yaml
-from tests.shared_data import SHARED
+from tests.shared_data import FIXTURES as PROJECT_FIXTURES
 
-FIXTURES = SHARED / "fixtures" / "pi" / "skills"
+FIXTURES = PROJECT_FIXTURES / "skills"
 
 
 # --- the split (spec §6.2) -----------------------------------------------------------------------

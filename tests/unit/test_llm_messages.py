@@ -16,7 +16,8 @@ from pi_lsp.session.llm_messages import (
     convert_to_llm,
 )
 from pi_lsp.session.migration import migrate_records
-from tests.shared_data import CONFORMANCE, SHARED
+from tests.sessions import fixture_session
+from tests.shared_data import CONFORMANCE
 
 Message = dict[str, Any]
 
@@ -257,16 +258,16 @@ def test_split_after_compaction_sends_both_summaries() -> None:
 
 # --- real sessions --------------------------------------------------------------------------------
 
-FIXTURES = sorted((SHARED / "fixtures" / "pi").glob("*.jsonl"))
+FIXTURES = ["before-compaction.jsonl", "large-session.jsonl"]
 
 
 def test_fixture_sessions_are_present() -> None:
     assert len(FIXTURES) >= 2
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
-def test_real_sessions_project_after_migration(path: Path) -> None:
-    records = read_jsonl(path)
+@pytest.mark.parametrize("name", FIXTURES, ids=str)
+def test_real_sessions_project_after_migration(name: str) -> None:
+    records = read_jsonl(fixture_session(name))
     migrate_records(records)
     assert records[0]["type"] == "session" and records[0]["version"] == 3
     entries = records[1:]

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from pi_lsp.session.session_file import SessionFile, serialize_records
-from tests.shared_data import SHARED
+from tests.sessions import fixture_session
 
 ROUNDS = 20
 
@@ -110,7 +110,7 @@ print("done", flush=True)
 
 
 def test_kill_during_a_migration_rewrite_leaves_old_or_new_file_whole(tmp_path: Path) -> None:
-    source = SHARED / "fixtures" / "pi" / "before-compaction.jsonl"
+    source = fixture_session("before-compaction.jsonl")
     original = source.read_bytes()
     expected = len(SessionFile.read(source).entries)
     path = tmp_path / "old.jsonl"

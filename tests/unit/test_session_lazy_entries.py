@@ -27,7 +27,7 @@ from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.lines import LineReader
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import branch, index_entries
-from tests.sessions import PI_FIXTURES, compacted_fixture_session
+from tests.sessions import compacted_fixture_session, fixture_session
 
 from .test_session_fast_paths import _random_entries
 
@@ -167,7 +167,7 @@ def test_a_file_replaced_by_rename_keeps_reading_the_loaded_version(tmp_path: Pa
 
 def test_small_files_and_old_versions_stay_in_memory(tmp_path: Path) -> None:
     path = tmp_path / "v1.jsonl"
-    path.write_bytes((PI_FIXTURES / "large-session.jsonl").read_bytes())
+    path.write_bytes(fixture_session("large-session.jsonl").read_bytes())
     session = SessionFile.read(path)  # v1, migrated in memory: every entry is live
     store = session.entries
     assert isinstance(store, IndexedEntries)

@@ -12,9 +12,8 @@ import pytest
 from pi_lsp.js_json import json_stringify, parse_json
 from pi_lsp.session.migration import migrate_records, session_version
 from pi_lsp.session.session_file import SessionFile
-from tests.shared_data import SHARED
+from tests.sessions import fixture_session
 
-FIXTURES = SHARED / "fixtures" / "pi"
 ENTRY_ID = re.compile(r"[0-9a-f]{8}")
 
 
@@ -144,7 +143,7 @@ def test_version_reading(version: Any, expected: Any, noted: bool) -> None:
 
 
 def _fixture_records(name: str) -> list[dict[str, Any]]:
-    text = (FIXTURES / name).read_text(encoding="utf-8")
+    text = fixture_session(name).read_text(encoding="utf-8")
     return [parse_json(line) for line in text.split("\n") if line.strip()]
 
 
@@ -180,7 +179,7 @@ def test_before_compaction_fixture_points_compactions_at_the_indexed_entries() -
 
 
 def test_reading_migrates_in_memory_and_writing_back_keeps_every_field(tmp_path: Path) -> None:
-    source = FIXTURES / "before-compaction.jsonl"
+    source = fixture_session("before-compaction.jsonl")
     session = SessionFile.read(source)
     assert session.migrated_from == 1
     written = tmp_path / "v3.jsonl"

@@ -29,11 +29,10 @@ from pi_lsp.resources.templates import (
     load_prompt_templates,
 )
 from tests.conformance.harness import build_case, case_dir
-from tests.shared_data import SHARED
+from tests.shared_data import CORPUS, FIXTURES
 from tests.unit.helpers import write
 
-PI_FIXTURES = SHARED / "fixtures" / "pi"
-CORPUS = SHARED / "corpus"
+PI_FIXTURES = FIXTURES  # skill folders shaped like Pi's fixtures, in the project's words
 
 
 def skill_md(name: str | None, description: str | None = "Does things.", extra: str = "") -> str:
@@ -94,7 +93,7 @@ def test_fixture_skills_and_warnings_match_pi() -> None:
     ]
     by_name = {skill.name: skill for skill in result.skills}
     assert by_name["multiline-description"].description == (
-        "This is a multiline description.\nIt spans multiple lines.\nAnd should be normalized.\n"
+        "First line of a literal block.\nSecond line of it.\nThird and last line.\n"
     )
     assert by_name["disable-model-invocation"].disable_model_invocation
     assert not by_name["disable-model-invocation"].visible
@@ -129,7 +128,7 @@ def test_fixture_collision_first_wins_and_names_both_files() -> None:
     second = PI_FIXTURES / "skills-collision" / "second"
     result = load_skills([SkillRoot(str(first), "explicit"), SkillRoot(str(second), "explicit")])
     assert [(s.name, s.description) for s in result.skills] == [
-        ("calendar", "First calendar skill.")
+        ("calendar", "Calendar from the first root.")
     ]
     (collision,) = result.findings
     winner = str(first / "calendar" / "SKILL.md")
@@ -645,6 +644,7 @@ def _corpus_rows() -> list[tuple[str, Path]]:
     return rows
 
 
+@pytest.mark.shared
 def test_every_corpus_skill_and_template_loads() -> None:
     rows = _corpus_rows()
     assert len(rows) > 250
