@@ -50,6 +50,7 @@ from tests.agent.http_fixtures import (
     sse_reply,
 )
 from tests.processes import alive
+from tests.system_programs import needs
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "vscode-client"
@@ -106,9 +107,8 @@ MISSING = [
     if found is None
 ]
 
-pytestmark = pytest.mark.skipif(
-    bool(MISSING) and not os.environ.get("CI"),
-    reason=f"needs {', '.join(MISSING)} (.ci/install-code-server.sh installs them)",
+pytestmark = needs(
+    MISSING, f"needs {', '.join(MISSING)} (.ci/install-code-server.sh installs them)"
 )
 
 

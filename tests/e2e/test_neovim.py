@@ -17,8 +17,11 @@ from typing import Any
 import pytest
 
 from tests.lsp.harness import server_env
+from tests.system_programs import needs
 
-pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="needs Neovim (nvim)")
+pytestmark = needs(
+    [] if shutil.which("nvim") else ["nvim"], "needs Neovim (nvim; .ci/run installs it)"
+)
 
 SCRIPT = Path(__file__).parent / "nvim" / "attach_and_hover.lua"
 NVIM_TIMEOUT = 60.0  # seconds for the whole editor session

@@ -17,11 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_programs import needs
+
 CLIENT = Path(__file__).resolve().parents[2] / "vscode-client"
 INSTALL_TIMEOUT = 600.0  # seconds; only when node_modules is missing
 STEP_TIMEOUT = 90.0
 
-pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="needs Node.js and npm")
+pytestmark = needs(
+    [] if shutil.which("npm") else ["npm"], "needs Node.js and npm (.ci/run installs them)"
+)
 
 
 def npm(*args: str, timeout: float = STEP_TIMEOUT) -> subprocess.CompletedProcess[str]:

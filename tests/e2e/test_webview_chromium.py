@@ -18,14 +18,17 @@ from typing import Any
 
 import pytest
 
+from tests.system_programs import needs
+
 CLIENT = Path(__file__).resolve().parents[2] / "vscode-client"
 CHROMIUM = Path("/usr/bin/chromium")
 NODE = shutil.which("node")
 BUNDLE = CLIENT / "dist" / "webview.js"
 STYLE = CLIENT / "dist" / "chat.css"
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or not CHROMIUM.exists(), reason="needs node and /usr/bin/chromium"
+pytestmark = needs(
+    [n for n, found in (("node", NODE), (str(CHROMIUM), CHROMIUM.exists())) if not found],
+    "needs node and /usr/bin/chromium (.ci/install-code-server.sh installs them)",
 )
 
 
