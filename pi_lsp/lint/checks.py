@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pi_lsp.prompt.tokens import count_tokens
-from pi_lsp.resources.context_files import ContextFile
+from pi_lsp.resources.context_files import ContextFile, same_file
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
+from pi_lsp.resources.trust import TrustDecision, TrustRequirement
 
 #: Frontmatter fields of the Agent Skills spec, plus those Pi and Claude Code read.
 KNOWN_SKILL_FIELDS = frozenset(
@@ -56,18 +57,11 @@ def _tokens_of(text: str) -> int:
     return count_tokens(text)
 
 
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 def shadowed_context_files(resources: Resources, _: LintSettings) -> Iterator[Finding]:
     """AGENTS.md next to AGENTS.override.md, CLAUDE.md next to AGENTS.md: never read by Pi."""
     for winner in resources.context_files.files:
         for loser in winner.shadows:
-            if _same_file(loser, winner.path):
+            if same_file(loser, winner.path):
                 continue  # a symlink to the file that is read: same text, nothing lost
             name = os.path.basename(loser)
             severity: Severity = "information" if name.upper().startswith("CLAUDE") else "warning"
@@ -83,18 +77,64 @@ def shadowed_context_files(resources: Resources, _: LintSettings) -> Iterator[Fi
             )
 
 
+def _owner(requirement: TrustRequirement) -> str:
+    """The project folder a trust-requiring resource belongs to (the one holding ``.pi`` or
+    ``.agents``): trusting it covers every working directory below it."""
+    return os.path.dirname(os.path.dirname(requirement.path))
+
+
+def _first_file(folder: str) -> str | None:
+    """The first ``SKILL.md`` in ``folder`` (sorted walk), else its first file of any kind."""
+    first: str | None = None
+    for directory, dirs, files in os.walk(folder):
+        dirs.sort()
+        if "SKILL.md" in files:
+            return os.path.join(directory, "SKILL.md")
+        if first is None and files:
+            first = os.path.join(directory, sorted(files)[0])
+    return first
+
+
+def _openable_location(requirement: TrustRequirement, resources: Resources) -> str:
+    """A file an editor can open for the resource ``requirement`` names: the resource itself
+    when it is a file, a file inside it when it is a folder, else the context file nearest to
+    it (a folder alone opens nothing)."""
+    if not os.path.isdir(requirement.path):
+        return requirement.path
+    inside = _first_file(requirement.path)
+    if inside is not None:
+        return inside
+    owner = _owner(requirement)
+    files = resources.context_files.files
+    nearest = next((f for f in reversed(files) if f.directory == owner), None)
+    nearest = nearest or next((f for f in reversed(files) if f.scope == "project"), None)
+    return nearest.path if nearest is not None else requirement.path
+
+
+def _untrusted_reason(trust: TrustDecision) -> str:
+    """Why the project is not trusted, in words that do not depend on the working directory."""
+    if trust.rule == "saved-decision" and trust.entry is not None:
+        return f"{trust.store_path} marks {trust.entry.key} as not trusted"
+    return trust.reason
+
+
 def untrusted_project_resources(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+    """One finding per ignored resource, worded the same from every working directory that
+    sees it, so a tree with many working directories reports each resource once."""
     trust = resources.trust
     if trust.trusted:
         return
     for requirement in trust.requirements:
+        owner = _owner(requirement)
+        resource = os.path.relpath(requirement.path, owner)
         yield Finding(
-            SourceRange(requirement.path),
+            SourceRange(_openable_location(requirement, resources)),
             "warning",
             "untrusted-project-resource",
-            f"Ignored: the project {resources.cwd} is not trusted ({trust.reason}). "
-            "Trust it to load its .pi settings, SYSTEM.md, skills and prompts.",
-            data={"cwd": resources.cwd},
+            f"Ignored: {resource} of the project {owner} is not loaded because the project is "
+            f"not trusted ({_untrusted_reason(trust)}). Trust it to load its .pi settings, "
+            "SYSTEM.md, skills and prompts.",
+            data={"cwd": owner, "resource": requirement.path},
         )
 
 

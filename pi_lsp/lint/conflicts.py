@@ -12,7 +12,9 @@
   contradiction is intentional: it is still reported, at severity ``information``, so that
   the reader can see both texts the model receives.
 * ``duplicate-instruction``, severity ``information``: the same sentence (normalized, at least
-  four words) in two loaded files; reported on each later copy, pointing at the first.
+  four words) in two loaded files; reported on each later copy, pointing at the first. A copied
+  block (consecutive sentences repeating consecutive sentences of one earlier file) is one
+  finding whose range covers the block.
 
 Each later instruction is reported once per dimension it contradicts, so a file that repeats
 ``npm`` in ten commands does not produce ten findings for one ``use pnpm``, and once per
@@ -29,7 +31,7 @@ from functools import lru_cache
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.instructions import Instruction, extract_instructions
-from pi_lsp.resources.model import Finding, RelatedLocation, Severity
+from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 
 CONFLICT = "conflicting-instructions"
 CONFLICT_IN_FILE = "conflicting-instructions-in-file"
@@ -171,27 +173,81 @@ def _conflicts(placed: list[_Placed]) -> list[Finding]:
     return findings
 
 
-def _duplicates(placed: list[_Placed]) -> list[Finding]:
-    findings: list[Finding] = []
+@dataclass(slots=True)
+class _CopiedRun:
+    """Consecutive instructions of one file that repeat consecutive ones of an earlier file."""
+
+    copy: list[_Placed]
+    original: list[_Placed]
+
+
+def _copied_runs(placed: list[_Placed]) -> list[_CopiedRun]:
+    """Every later copy of an instruction (of at least four words) found in an earlier file,
+    grown into maximal runs: a run goes on while the next instruction repeats the one after
+    the run's original (short sentences of a copied block included), so a copied block of
+    sentences is one run however many sentences it holds."""
+    runs: list[_CopiedRun] = []
     first: dict[str, _Placed] = {}
+    run: _CopiedRun | None = None
     for item in placed:
         key = item.instruction.normalized
+        if run is not None:
+            last_copy, last_original = run.copy[-1], run.original[-1]
+            following = last_original.order + 1
+            if (
+                item.order == last_copy.order + 1
+                and item.file_index == last_copy.file_index
+                and following < item.order
+                and placed[following].file_index == last_original.file_index
+                and placed[following].instruction.normalized == key
+            ):
+                run.copy.append(item)
+                run.original.append(placed[following])
+                first.setdefault(key, item)
+                continue
+            run = None
         if len(key.split()) < _MIN_DUPLICATE_WORDS:
             continue
         seen = first.get(key)
         if seen is None:
             first[key] = item
         elif seen.file_index != item.file_index:
-            findings.append(
-                Finding(
-                    item.instruction.where,
-                    "information",
-                    DUPLICATE,
-                    f"Same instruction as in {_where_label(seen, item)}: the model reads it "
-                    "twice and its tokens are spent twice.",
-                    related=(RelatedLocation(seen.instruction.where, "first copy"),),
-                )
+            run = _CopiedRun([item], [seen])
+            runs.append(run)
+    return runs
+
+
+def _span(items: Sequence[_Placed]) -> SourceRange:
+    return items[0].instruction.where.through(items[-1].instruction.where)
+
+
+def _duplicates(placed: list[_Placed]) -> list[Finding]:
+    findings: list[Finding] = []
+    for run in _copied_runs(placed):
+        original = _span(run.original)
+        count = len(run.copy)
+        place = _where_label(run.original[0], run.copy[0])
+        if count == 1:
+            message = (
+                f"Same instruction as in {place}: the model reads it twice and its tokens are "
+                "spent twice."
             )
+        else:
+            lines = f"lines {original.start_line + 1}\u2013{original.end_line + 1}"
+            message = (
+                f"Same {count} instructions as in {place} ({lines}): the model reads the block "
+                "twice and its tokens are spent twice."
+            )
+        findings.append(
+            Finding(
+                _span(run.copy),
+                "information",
+                DUPLICATE,
+                message,
+                related=(RelatedLocation(original, "first copy"),),
+                data={"instructions": count},
+            )
+        )
     return findings
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from pi_lsp.lint.checks import LintSettings, run_checks
 from pi_lsp.lint.rules import Rule, rule_for
@@ -65,19 +65,8 @@ def lint_resources(resources: Resources, config: LintConfig | None = None) -> li
         *run_checks(resources, config.settings),
         *instruction_findings(resources),
     ]
-    return _unique(d for f in findings if (d := _diagnostic(f, config)) is not None)
-
-
-def _unique(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple[object, ...]] = set()
-    out: list[Diagnostic] = []
-    for diagnostic in diagnostics:
-        f = diagnostic.finding
-        key = (f.where, f.rule, f.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(diagnostic)
-    return sorted(out, key=lambda d: d.sort_key)
+    diagnostics = [d for f in findings if (d := _diagnostic(f, config)) is not None]
+    return merge_working_directories([(resources.cwd, diagnostics)], resources.cwd)
 
 
 def working_directories(root: str) -> list[str]:
@@ -102,11 +91,53 @@ def lint_tree(
 ) -> list[Diagnostic]:
     """Lint every working directory under ``root`` that has a context file, once per problem."""
     cache = ResourceCache()
-    diagnostics: list[Diagnostic] = []
-    for cwd in working_directories(os.path.abspath(root)):
+    root = os.path.abspath(root)
+    linted: list[tuple[str, list[Diagnostic]]] = []
+    for cwd in working_directories(root):
         options = LoadOptions(cwd=cwd, agent_dir=agent_dir, approve=approve, env=env, home=home)
-        diagnostics.extend(lint_resources(load_resources(options, source, cache), config))
-    return _unique(diagnostics)
+        linted.append((cwd, lint_resources(load_resources(options, source, cache), config)))
+    return merge_working_directories(linted, root)
+
+
+def _resolved_per_working_directory(finding: Finding) -> bool:
+    """A name collision: which resource wins depends on the working directory it loads for."""
+    return finding.data.get("piType") == "collision"
+
+
+def _listed(names: Sequence[str], shown: int = 3) -> str:
+    quoted = [f"`{name}`" for name in names[:shown]]
+    if len(names) > shown:
+        return ", ".join(quoted) + f" and {len(names) - shown} more"
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def merge_working_directories(
+    linted: Sequence[tuple[str, Sequence[Diagnostic]]], root: str
+) -> list[Diagnostic]:
+    """The diagnostics of several working directories as one list: a problem seen from many
+    of them once, and a name collision saying which working directories it was resolved for
+    (the same loser can lose to another winner elsewhere), named relative to ``root``."""
+    from pi_lsp.lint.report import display_path
+
+    found: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
+    for cwd, diagnostics in linted:
+        for diagnostic in diagnostics:
+            f = diagnostic.finding
+            key = (f.where, f.rule, f.message)
+            known = found.setdefault(key, (diagnostic, []))
+            if cwd not in known[1]:
+                known[1].append(cwd)
+    several = len(linted) > 1
+    out: list[Diagnostic] = []
+    for diagnostic, cwds in found.values():
+        finding = diagnostic.finding
+        if several and _resolved_per_working_directory(finding):
+            names = _listed([display_path(cwd, root) for cwd in cwds])
+            noun = "directory" if len(cwds) == 1 else "directories"
+            message = f"{finding.message.rstrip('.')} in the working {noun} {names}."
+            diagnostic = replace(diagnostic, finding=replace(finding, message=message))
+        out.append(diagnostic)
+    return sorted(out, key=lambda d: d.sort_key)
 
 
 def count_by_severity(diagnostics: Sequence[Diagnostic]) -> dict[str, int]:

@@ -22,10 +22,12 @@ Rules with fixes:
 * ``skill-description-required`` — add (or fill in) ``description:`` with a draft taken from
   the body: its first paragraph, else its first heading, else a placeholder asking for one.
 * ``duplicate-instruction`` — delete the later copy: its whole line (newline included) when
-  the sentence is all the line holds, else just the sentence.
+  the sentence is all the line holds, else just the sentence; for a copied block, its
+  sentences and the markers between them (a heading or code block inside the block stays).
 * ``conflicting-instructions`` / ``-in-file`` — append ``(this overrides `../AGENTS.md`)`` to the
-  later instruction, which turns the warning into the informational "Overrides …" note; for
-  one file, also offer to delete the earlier instruction.
+  later instruction (the path relative to the edited file, ``~/…`` for the global file), which
+  turns the warning into the informational "Overrides …" note; for one file, also offer to
+  delete the earlier instruction.
 * ``untrusted-project-resource`` — :class:`TrustProject` for the snapshot's working directory.
 """
 
@@ -36,6 +38,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 from markdown_it import MarkdownIt
@@ -433,38 +436,77 @@ def _deletion(doc: _Text, where: SourceRange) -> TextEdit:
     return TextEdit(doc.range(start, end), "")
 
 
+def _instructions_spanning(doc: _Text, where: SourceRange) -> list[Instruction]:
+    """The consecutive instructions of the current text that start where ``where`` starts
+    and end where it ends (empty: the text changed since the finding)."""
+    found: list[Instruction] = []
+    for instruction in extract_instructions(doc.path, doc.text):
+        w = instruction.where
+        if not found and (w.start_line, w.start_column) != (where.start_line, where.start_column):
+            continue
+        found.append(instruction)
+        if (w.end_line, w.end_column) == (where.end_line, where.end_column):
+            return found
+    return []
+
+
+def _only_markers_between(doc: _Text, a: SourceRange, b: SourceRange) -> bool:
+    """Whether nothing but spacing and list or quote markers lies between ``a`` and ``b``."""
+    gap = doc.text[doc.offset(a.end_line, a.end_column) : doc.offset(b.start_line, b.start_column)]
+    lines = gap.split("\n")
+    if len(lines) == 1:
+        return not gap.strip()
+    return not lines[0].strip() and all(_LINE_PREFIX.fullmatch(line) for line in lines[1:])
+
+
+def _block_deletions(doc: _Text, block: Sequence[Instruction]) -> tuple[TextEdit, ...]:
+    """Delete ``block``'s sentences, keeping whatever else lies between them (a heading, a
+    code block): one deletion per stretch of sentences with only markers between them."""
+    stretches: list[list[Instruction]] = [[block[0]]]
+    for previous, current in pairwise(block):
+        if _only_markers_between(doc, previous.where, current.where):
+            stretches[-1].append(current)
+        else:
+            stretches.append([current])
+    return tuple(
+        _deletion(doc, stretch[0].where.through(stretch[-1].where)) for stretch in stretches
+    )
+
+
 def _remove_duplicate(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
     finding = diagnostic.finding
     text = context.text_of(finding.where.path)
     if text is None:
         return []
     doc = _Text(finding.where.path, text)
-    if _instruction_at(doc, finding.where) is None:
+    block = _instructions_spanning(doc, finding.where)
+    if not block:
         return []
+    edits = _block_deletions(doc, block)
+    try:
+        apply_edits(text, edits)
+    except ValueError:
+        return []  # the stretches' deletions would overlap: offer nothing rather than a mess
     first_copy = finding.related[0].where.path if finding.related else None
     where = (
         f" (kept in {_reference(finding.where.path, first_copy, context)})" if first_copy else ""
     )
-    return [
-        Fix(
-            f"Remove this duplicate instruction{where}",
-            edits=(_deletion(doc, finding.where),),
-            preferred=True,
-        )
-    ]
+    what = "instruction" if len(block) == 1 else f"block of {len(block)} instructions"
+    return [Fix(f"Remove this duplicate {what}{where}", edits=edits, preferred=True)]
 
 
 def _reference(here: str, other: str, context: FixContext) -> str:
-    """How the file ``here`` names ``other``: relative when it is in a parent folder (the
-    usual chain), else absolute with the home folder abbreviated."""
-    base = os.path.dirname(here)
-    folder = os.path.dirname(other)
-    if os.path.commonpath([base, folder]) == folder:
-        return os.path.relpath(other, base)
-    home = context.home
-    if home and os.path.commonpath([home, other]) == home:
+    """How the file ``here`` names ``other``, never by an absolute path of this machine:
+    ``~/…`` for a file under the home folder when ``here`` is not in one of its folders (the
+    global ``~/.pi/agent/AGENTS.md``), else relative to ``here``'s folder. Symbolic links are
+    resolved first, so a workspace opened through a link still gets ``../AGENTS.md``."""
+    here, other = os.path.realpath(here), os.path.realpath(other)
+    base, folder = os.path.dirname(here), os.path.dirname(other)
+    home = os.path.realpath(context.home) if context.home else None
+    outside = os.path.commonpath([base, folder]) != folder
+    if outside and home is not None and os.path.commonpath([home, other]) == home:
         return "~/" + os.path.relpath(other, home)
-    return other
+    return os.path.relpath(other, base)
 
 
 def _override_insertion(doc: _Text, instruction: Instruction, note: str) -> TextEdit:

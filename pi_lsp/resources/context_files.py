@@ -100,11 +100,19 @@ def _invalid_utf8_finding(path: str, text: str, offset: int) -> Finding:
     )
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (a symlink and its target are one file)."""
     try:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def loaded_as(files: tuple[ContextFile, ...], path: str) -> ContextFile | None:
+    """The loaded context file that ``path`` is: by name, else by identity (``CLAUDE.md``
+    linked to the ``AGENTS.md`` Pi reads is that file, not a shadowed one)."""
+    by_name = next((f for f in files if f.path == path), None)
+    return by_name or next((f for f in files if same_file(f.path, path)), None)
 
 
 def read_context_file(
@@ -138,7 +146,7 @@ def read_context_file(
         shadows = tuple(
             other
             for other in (os.path.join(directory, n) for n in CONTEXT_FILE_NAMES[index + 1 :])
-            if source.is_file(other) and not _same_file(other, path)
+            if source.is_file(other) and not same_file(other, path)
         )
         return ContextFile(path, text, scope, shadows, had_bom, version), tuple(findings)
     return None, tuple(findings)

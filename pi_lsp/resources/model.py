@@ -33,6 +33,12 @@ class SourceRange:
     def line(cls, path: str, line: int, start: int = 0, end: int = 0) -> SourceRange:
         return cls(path, line, start, line, end)
 
+    def through(self, last: SourceRange) -> SourceRange:
+        """From this range's start to the end of ``last`` (a later range of the same file)."""
+        return SourceRange(
+            self.path, self.start_line, self.start_column, last.end_line, last.end_column
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,

@@ -26,7 +26,7 @@ from lsprotocol import types
 from pi_lsp.prompt.system_prompt import build_skill_entry
 from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.resources.agent_dir import home_dir, resolve_agent_dir
-from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES, loaded_as
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.skills import Skill
 from pi_lsp.server.completion import frontmatter_keys, frontmatter_lines, is_skill_file
@@ -260,27 +260,32 @@ def context_hover_text(state: WorkspaceState, path: str) -> str:
     def shown(file_path: str) -> str:
         return shown_path(file_path, state.root, home)
 
+    loaded = loaded_as(files, path)
     lines = [f"**Instruction order for `{shown(resources.cwd)}`** (as Pi builds the prompt)", ""]
     for index, file in enumerate(files, 1):
         tokens = count_tokens(file.content)
         share = tokens / prompt_tokens if prompt_tokens else 0
-        mark = "**" if file.path == path else ""
-        here = " ← this file" if file.path == path else ""
+        mark = "**" if file is loaded else ""
+        here = ""
+        if file is loaded:
+            link = os.path.basename(path)
+            here = " ← this file" if file.path == path else f" ← this file (`{link}` links to it)"
         lines.append(
             f"{index}. {mark}`{shown(file.path)}`{mark}{here} — {tokens} tokens "
             f"({share:.0%} of the prompt)"
         )
-    loaded = next((f for f in files if f.path == path), None)
     if loaded is None:
         winner = next((f for f in files if path in f.shadows), None)
         lines += [
             "",
-            f"Pi does not read this file: `{shown(winner.path) if winner else '?'}` wins.",
+            f"Pi does not read this file: `{shown(winner.path)}` wins."
+            if winner is not None
+            else f"Pi does not read this file from `{shown(resources.cwd)}`.",
         ]
     elif loaded.shadows:
         shadowed = ", ".join(f"`{os.path.basename(s)}`" for s in loaded.shadows)
         lines += ["", f"Shadows {shadowed} in the same folder (Pi never reads them)."]
-    elsewhere = _other_working_directories(state, path, resources.cwd)
+    elsewhere = _other_working_directories(state, loaded.path if loaded else path, resources.cwd)
     if elsewhere:
         lines += ["", "Also in the prompt of:"]
         lines += [

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from pi_lsp.prompt.tokens import count_tokens
-from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES, loaded_as
 from pi_lsp.server.convert import path_of, utf16_column
 from pi_lsp.server.language_server import PiLanguageServer
 
@@ -51,11 +51,11 @@ def place_in_prompt(state: WorkspaceState, path: str) -> str | None:
     if os.path.basename(path) not in CONTEXT_FILE_NAMES:
         return None
     files = state.snapshot(state.cwd_for(path)).context_files.files
-    for index, file in enumerate(files, 1):
-        if file.path == path:
-            tokens = count_tokens(file.content)
-            return f"{ordinal(index)} of {len(files)} in the prompt · {tokens} tokens"
-    return "not read by Pi (shadowed in this folder)"
+    loaded = loaded_as(files, path)
+    if loaded is None:
+        return "not read by Pi (shadowed in this folder)"
+    tokens = count_tokens(loaded.content)
+    return f"{ordinal(files.index(loaded) + 1)} of {len(files)} in the prompt · {tokens} tokens"
 
 
 def register(server: PiLanguageServer) -> None:

@@ -14,7 +14,13 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from pi_lsp.lint.checks import LintSettings
-from pi_lsp.lint.engine import Diagnostic, LintConfig, lint_resources, working_directories
+from pi_lsp.lint.engine import (
+    Diagnostic,
+    LintConfig,
+    lint_resources,
+    merge_working_directories,
+    working_directories,
+)
 from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
@@ -170,23 +176,21 @@ class WorkspaceState:
     def _diagnostics(self) -> dict[str, list[Diagnostic]]:
         """Diagnostics of every snapshot grouped by file, re-linting changed snapshots only."""
         config = self.lint_config()
-        by_path: dict[str, list[Diagnostic]] = defaultdict(list)
-        seen: set[tuple[object, ...]] = set()
         linted: dict[str, tuple[Resources, list[Diagnostic]]] = {}
         for cwd, resources in self.snapshots.items():
             known = self._linted.get(cwd)
             if known is not None and known[0] is resources:
-                diagnostics = known[1]
+                linted[cwd] = known
             else:
-                diagnostics = lint_resources(resources, config)
-            linted[cwd] = (resources, diagnostics)
-            for diagnostic in diagnostics:
-                f = diagnostic.finding
-                key = (f.where, f.rule, f.message)
-                if key not in seen:
-                    seen.add(key)
-                    by_path[f.where.path].append(diagnostic)
+                linted[cwd] = (resources, lint_resources(resources, config))
         self._linted = linted
+        by_path: dict[str, list[Diagnostic]] = defaultdict(list)
+        merged = merge_working_directories(
+            [(cwd, diagnostics) for cwd, (_, diagnostics) in linted.items()],
+            os.path.realpath(self.root),
+        )
+        for diagnostic in merged:
+            by_path[diagnostic.finding.where.path].append(diagnostic)
         return by_path
 
     def lint(self) -> Mapping[str, list[Diagnostic]]:
