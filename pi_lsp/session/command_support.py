@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_USAGE",
     "read_session_for_command",
     "report",
+    "require_leaf",
     "write_json",
     "write_text",
 ]
@@ -49,6 +50,16 @@ def read_session_for_command(path: str) -> SessionFile | None:
     for finding in session.findings:
         sys.stderr.write(finding.to_text() + "\n")
     return session
+
+
+def require_leaf(session: SessionFile, path: str, leaf: str | None) -> bool:
+    """Whether ``--leaf`` (``None``: not given) names an entry of the session; when it does
+    not, says so on stderr: exit with :data:`EXIT_USAGE` (Pi would silently use the last
+    entry, which hides a mistyped or stale id)."""
+    if leaf is None or session.get_entry(leaf) is not None:
+        return True
+    report(f"{path}: no entry with id {leaf!r} (--leaf); `pi-lsp session tree` lists them")
+    return False
 
 
 def write_text(text: str) -> None:

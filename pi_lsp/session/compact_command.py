@@ -29,6 +29,7 @@ from pi_lsp.session.command_support import (
     EXIT_USAGE,
     read_session_for_command,
     report,
+    require_leaf,
     write_json,
     write_text,
 )
@@ -339,10 +340,9 @@ def run_compact_command(opts: argparse.Namespace) -> int:
     if session is None:
         return EXIT_BAD_FILE
 
-    leaf = opts.leaf if opts.leaf is not None else session.leaf_id
-    if opts.leaf is not None and session.get_entry(opts.leaf) is None:
-        report(f"{file}: no entry with id {opts.leaf!r}")
+    if not require_leaf(session, file, opts.leaf):
         return EXIT_USAGE
+    leaf = opts.leaf if opts.leaf is not None else session.leaf_id
     path = session.get_branch(leaf) if leaf is not None else []
     preview = preview_compaction(path, settings, window)
     if opts.json:

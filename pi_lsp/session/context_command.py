@@ -6,8 +6,10 @@ only: the file is never written), projected at the leaf as Pi projects it
 each message's role and text, tool calls with their arguments, tool results, and a placeholder
 for each image; ``--json`` prints the converted messages as they are.
 
-Like Pi, an unknown ``--leaf`` falls back to the last entry of the file; unlike Pi, this says so
-on stderr. Exit codes: 0 done, 1 the file cannot be read or is not a Pi session, 2 usage.
+Pi's projection falls back to the last entry for an unknown leaf; this command refuses an
+unknown ``--leaf`` instead (a stale or mistyped id would otherwise show another branch).
+Exit codes: 0 done, 1 the file cannot be read or is not a Pi session, 2 usage (unknown
+``--leaf``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from pi_lsp.js_json import json_stringify
 from pi_lsp.session.command_support import (
     EXIT_BAD_FILE,
     EXIT_OK,
+    EXIT_USAGE,
     read_session_for_command,
-    report,
+    require_leaf,
     write_json,
     write_text,
 )
@@ -113,20 +116,11 @@ def run_context_command(opts: argparse.Namespace) -> int:
     if session is None:
         return EXIT_BAD_FILE
 
+    if not require_leaf(session, path, opts.leaf):
+        return EXIT_USAGE
     entries = session.entries  # read through the session: entries kept in its file stay there
-    requested: str | None = opts.leaf
-    leaf_arg: str | Unset = UNSET
-    leaf = session.leaf_id
-    if requested is not None:
-        if session.get_entry(requested) is not None:
-            leaf_arg, leaf = requested, requested
-        else:
-            fallback = f"the last entry ({leaf})" if leaf else "the last entry"
-            if not entries:
-                fallback = "nothing (the session has no entries)"
-            report(
-                f"{path}: no entry with id {requested!r}; projecting from {fallback}, as Pi does"
-            )
+    leaf_arg: str | Unset = UNSET if opts.leaf is None else opts.leaf
+    leaf = session.leaf_id if opts.leaf is None else opts.leaf
     context = build_session_context(entries, leaf_arg)
     messages = convert_to_llm(context.messages)
 

@@ -15,6 +15,14 @@
   one. The lock moves with it; a writer that was waiting on the old file sees that the path
   now names another file and tries again (and finds the new one locked).
 
+* **One starter.** A session file that does not exist yet is only written at its first
+  assistant message (as Pi defers it). Until then the path is claimed by
+  :class:`NewFileClaim`: ``flock(LOCK_EX)`` on ``<file>.lock`` beside it, taken when the
+  session is opened and given up (the lock file removed) once the session file exists and is
+  locked itself, or when the session closes. A second writer starting the same path is refused
+  at once, before it asks a model anything, instead of losing its answer when its exclusive
+  create fails after the model replied.
+
 Pi itself takes no lock, so this guards pi-lsp writers against each other, not against a
 running ``pi``.
 """
@@ -30,7 +38,7 @@ import stat
 
 from pi_lsp.session.errors import SessionFileError, SessionLockedError
 
-__all__ = ["LockedSessionFile", "fsync_directory"]
+__all__ = ["LockedSessionFile", "NewFileClaim", "fsync_directory"]
 
 _OPEN_ATTEMPTS = 5
 _READ_CHUNK = 1 << 20
@@ -49,17 +57,31 @@ def fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def _lock(fd: int, path: str) -> None:
+_HELD_BY_WRITER = (
+    "the session file is already open for writing (by another pi-lsp process or another "
+    "session object); open it read-only, or close the other writer first"
+)
+
+
+def _lock(fd: int, path: str, held: str = _HELD_BY_WRITER) -> None:
+    """``flock(LOCK_EX)`` without waiting; :class:`SessionLockedError` (saying ``held``) when
+    another open file holds it."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as error:
         if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise SessionLockedError(
-                path,
-                "the session file is already open for writing (by another pi-lsp process or "
-                "another session object); open it read-only, or close the other writer first",
-            ) from None
+            raise SessionLockedError(path, held) from None
         raise SessionFileError(path, f"cannot lock the session file: {error.strerror}") from None
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (not removed or replaced)."""
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fd)
+    return (current.st_dev, current.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -91,15 +113,7 @@ class LockedSessionFile:
                 ) from None
             try:
                 _lock(fd, path)
-                opened = os.fstat(fd)
-                try:
-                    current = os.stat(path)
-                except FileNotFoundError:
-                    current = None
-                if current is not None and (current.st_dev, current.st_ino) == (
-                    opened.st_dev,
-                    opened.st_ino,
-                ):
+                if _same_file(fd, path):
                     data = cls.read_fd(fd)
                     return cls(path, fd, len(data)), data
             except BaseException:
@@ -234,3 +248,64 @@ class LockedSessionFile:
 
     def __del__(self) -> None:
         self.close()
+
+
+class NewFileClaim:
+    """The claim of one writer on a session file path that does not exist yet.
+
+    The claim is ``flock(LOCK_EX)`` on ``<path>.lock``. Whoever gives it up removes the lock
+    file while still holding the lock; a taker that locked a lock file which was removed (or
+    replaced) meanwhile tries again, so two takers never both hold a claim. A lock file left
+    by a killed process holds no lock and is simply taken over. Not thread-safe.
+    """
+
+    def __init__(self, path: str, lock_path: str, fd: int) -> None:
+        self.path = path
+        self.lock_path = lock_path
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, path: str) -> NewFileClaim:
+        """Claim ``path``; :class:`SessionLockedError` when another writer is starting it."""
+        lock_path = path + ".lock"
+        held = (
+            f"another pi-lsp writer is starting this new session file (it holds {lock_path}); "
+            "try again when it is done, or use another file"
+        )
+        directory = os.path.dirname(path) or "."
+        for _ in range(_OPEN_ATTEMPTS):
+            try:
+                os.makedirs(directory, exist_ok=True)
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as error:
+                raise SessionFileError(
+                    path, f"cannot create the session's lock file {lock_path}: {error.strerror}"
+                ) from None
+            try:
+                _lock(fd, path, held)
+                if _same_file(fd, lock_path):
+                    return cls(path, lock_path, fd)
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)  # given up while we waited for it: take the new one
+        raise SessionFileError(path, f"the lock file {lock_path} keeps being replaced; try again")
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Give the claim up and remove the lock file (idempotent)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            if _same_file(fd, self.lock_path):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.lock_path)
+        finally:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.release()

@@ -4,17 +4,26 @@ The records are the parsed lines of a file in order, header first; they are chan
 so that key order follows JavaScript's (a key added to an object goes last, an existing key
 keeps its place) and every field this module does not know stays where it was:
 
-* v1 → v2: each entry gets a fresh ``id`` and ``parentId`` = the entry before it (one linear
+* v1 → v2: each entry gets an ``id`` and ``parentId`` = the entry before it (one linear
   chain); a compaction's ``firstKeptEntryIndex`` (an index into the records, header included)
   becomes ``firstKeptEntryId``;
 * v2 → v3: a message of role ``hookMessage`` becomes role ``custom``;
 * the header's ``version`` becomes 3.
 
 Whether the file itself is rewritten is the caller's decision.
+
+Pi gives migrated entries random ids and rewrites the file, so its ids are fixed from then on.
+pi-lsp also reads old files without rewriting them (``pi-lsp session tree``, the server's
+tree): random ids would change at every read, and an id shown once could not be named later.
+So a migrated entry's id is derived from the session id and the entry's place among the
+records: 8 hex digits like Pi's, the same at every read and in a rewritten file, distinct
+within the file.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +32,15 @@ from pi_lsp.session.entries import (
     TYPE_COMPACTION,
     TYPE_MESSAGE,
     TYPE_SESSION,
-    new_entry_id,
 )
 
-__all__ = ["MigrationNote", "MigrationReport", "migrate_records", "session_version"]
+__all__ = [
+    "MigrationNote",
+    "MigrationReport",
+    "migrate_records",
+    "migrated_entry_id",
+    "session_version",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +107,27 @@ def migrate_records(records: list[dict[str, Any]]) -> MigrationReport:
     return report
 
 
+def migrated_entry_id(session_id: str, index: int, taken: Container[str]) -> str:
+    """The id of the entry at ``index`` in the records of session ``session_id``: 8 hex
+    digits of a hash of both, not in ``taken`` (a collision hashes again with a counter)."""
+    attempt = 0
+    while True:
+        seed = f"{session_id}\n{index}\n{attempt}".encode("utf-8", "surrogatepass")
+        candidate = hashlib.sha256(seed).hexdigest()[:8]
+        if candidate not in taken:
+            return candidate
+        attempt += 1
+
+
 def _v1_to_v2(records: list[dict[str, Any]], report: MigrationReport) -> None:
     taken: set[str] = set()
     previous: str | None = None
+    session_id = str(records[0].get("id", ""))
     for index, record in enumerate(records):
         if record.get("type") == TYPE_SESSION:
             record["version"] = 2
             continue
-        entry_id = new_entry_id(taken)
+        entry_id = migrated_entry_id(session_id, index, taken)
         taken.add(entry_id)
         record["id"] = entry_id
         record["parentId"] = previous

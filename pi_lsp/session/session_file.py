@@ -40,7 +40,7 @@ from typing import Any, Literal
 from pi_lsp.js_json import JsonParseError, json_stringify, parse_json
 from pi_lsp.resources.agent_dir import resolve_agent_dir, resolve_path
 from pi_lsp.resources.model import Finding, SourceRange
-from pi_lsp.session.durable import LockedSessionFile
+from pi_lsp.session.durable import LockedSessionFile, NewFileClaim
 from pi_lsp.session.entries import (
     CURRENT_SESSION_VERSION,
     TYPE_BRANCH_SUMMARY,
@@ -122,10 +122,12 @@ class SessionFile:
         migrated_from: int | float | None = None,
         keys: tuple[Sequence[Any], Sequence[Any], Sequence[Any], Sequence[int]] | None = None,
         reader: LineReader | None = None,
+        claim: NewFileClaim | None = None,
     ) -> None:
         """``keys``: the ``id``, ``parentId``, ``type`` and assistant flag of each entry, as a
         load read them while parsing; ``reader``: reads the entries that are None again from
-        the file (then only the leaf's context among them is kept in memory)."""
+        the file (then only the leaf's context among them is kept in memory); ``claim``: this
+        writer's claim on its not yet written file, given up once the file is written."""
         self._header = header
         self._reader = reader
         self._entries = IndexedEntries(
@@ -135,6 +137,7 @@ class SessionFile:
         self._cwd = cwd
         self._mode: Mode = mode
         self._writer = writer
+        self._claim = claim
         self._findings = list(findings)
         self._migrated_from = migrated_from
         self._closed = False
@@ -222,9 +225,12 @@ class SessionFile:
         """
         file_path = os.fspath(path)
         if not os.path.exists(file_path):
-            new_cwd = resolve_path(cwd if cwd is not None else os.getcwd())
-            header = make_header(new_session_id(), new_cwd)
-            return cls(header, [], path=file_path, cwd=new_cwd, mode="write")
+            claim = NewFileClaim.take(file_path)
+            if not os.path.exists(file_path):
+                new_cwd = resolve_path(cwd if cwd is not None else os.getcwd())
+                header = make_header(new_session_id(), new_cwd)
+                return cls(header, [], path=file_path, cwd=new_cwd, mode="write", claim=claim)
+            claim.release()  # written by a writer that is done since: open what it wrote
         writer, data = LockedSessionFile.open_existing(file_path)
         try:
             fd = writer.open_for_reading() if len(data) >= LAZY_MIN_BYTES else None
@@ -756,6 +762,8 @@ class SessionFile:
         self._closed = True
         if self._writer is not None:
             self._writer.close()
+        if self._claim is not None:
+            self._claim.release()
 
     def __enter__(self) -> SessionFile:
         return self
@@ -819,6 +827,8 @@ class SessionFile:
             self._writer = LockedSessionFile.create_exclusive(
                 self._path, serialize_records([self._header, *self._entries, entry])
             )
+            if self._claim is not None:  # the file's own lock keeps other writers out now
+                self._claim.release()
 
 
 # ---------------------------------------------------------------------------------------------

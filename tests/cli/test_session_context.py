@@ -84,11 +84,12 @@ def test_json_at_a_leaf_gives_the_request_messages() -> None:
     assert payload["messages"][-1]["content"] == sent[-1]["content"]
 
 
-def test_unknown_leaf_falls_back_to_the_last_entry_and_says_so() -> None:
+def test_unknown_leaf_is_a_usage_error_naming_the_id_and_the_file() -> None:
     proc = run(SPLIT_AFTER, "--leaf", "nope")
-    assert proc.returncode == 0
-    assert "no entry with id 'nope'" in proc.stderr and "{E14}" in proc.stderr
-    assert proc.stdout.startswith("leaf {E14} · 7 messages")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert f"{SPLIT_AFTER}: no entry with id 'nope'" in line
 
 
 def test_v1_file_is_migrated_in_memory_only() -> None:
