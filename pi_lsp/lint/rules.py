@@ -334,6 +334,15 @@ RULES: tuple[Rule, ...] = (
         "Invalid bytes reach the model as replacement characters.",
         "a Latin-1 SYSTEM.md",
     ),
+    _r(
+        "PI507",
+        "context-file-not-regular",
+        "warning",
+        "A context file name is taken by a named pipe, socket or device, not a regular file.",
+        "Pi skips it and tries the next name in that folder; pi-lsp never reads it (a pipe would "
+        "block, /dev/zero never ends).",
+        "AGENTS.md -> /dev/zero",
+    ),
     # --- settings and trust store -------------------------------------------------------------
     _r(
         "PI601",

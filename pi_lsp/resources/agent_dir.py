@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+from pi_lsp.regular_files import RefusedFileError
 from pi_lsp.resources.model import SourceRange
 
 AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
@@ -180,8 +181,12 @@ _NODE_ERRNO_TEXT: dict[int, str] = {
 def node_error_text(error: OSError, syscall: str, path: str | None = None) -> str:
     """The ``message`` Node gives a failed fs call, e.g. ``EACCES: permission denied, open '/x'``.
 
-    ``read`` failures (a directory opened for reading) carry no path in Node's message.
+    ``read`` failures (a directory opened for reading) carry no path in Node's message. A
+    file pi-lsp refuses to read (a pipe, a device, one over its size limit: Node would block
+    or read for ever) is worded by pi-lsp, naming the path.
     """
+    if isinstance(error, RefusedFileError) and error.kind != "directory":
+        return str(error)
     number = error.errno or 0
     code = errno.errorcode.get(number, "UNKNOWN")
     text = _NODE_ERRNO_TEXT.get(number, (error.strerror or str(error)).lower())

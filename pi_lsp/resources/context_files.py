@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, file_kind, read_regular_text
 from pi_lsp.resources.agent_dir import (
     canonicalize_path,
     decode_text,
@@ -100,6 +101,23 @@ def _invalid_utf8_finding(path: str, text: str, offset: int) -> Finding:
     )
 
 
+def _special_file_finding(path: str, name: str) -> Finding | None:
+    """A warning when a candidate name is a pipe, socket or device (Pi skips it silently)."""
+    try:
+        kind = file_kind(os.stat(path).st_mode)
+    except OSError:
+        return None
+    if kind is None or kind == "directory":
+        return None
+    return Finding(
+        SourceRange(path),
+        "warning",
+        "context-file-not-regular",
+        f"{name} is a {kind}, not a regular file: pi-lsp does not read it, Pi skips it, and "
+        "the next candidate name is tried",
+    )
+
+
 def same_file(a: str, b: str) -> bool:
     """Whether two paths name one file (a symlink and its target are one file)."""
     try:
@@ -123,6 +141,9 @@ def read_context_file(
     for index, name in enumerate(CONTEXT_FILE_NAMES):
         path = os.path.join(directory, name)
         if not source.is_file(path):
+            special = _special_file_finding(path, name)
+            if special is not None:
+                findings.append(special)
             continue
         version = source.version(path)
         try:
@@ -165,8 +186,7 @@ def find_git_paths(cwd: str) -> GitPaths | None:
         if os.path.exists(git_path):
             try:
                 if os.path.isfile(git_path):
-                    with open(git_path, encoding="utf-8", errors="replace") as handle:
-                        content = handle.read().strip()
+                    content = read_regular_text(git_path, MAX_RESOURCE_FILE_BYTES).strip()
                     if content.startswith("gitdir: "):
                         git_dir = _node_resolve(directory, content[8:].strip())
                         head = os.path.join(git_dir, "HEAD")
@@ -175,8 +195,8 @@ def find_git_paths(cwd: str) -> GitPaths | None:
                         common_file = os.path.join(git_dir, "commondir")
                         common = git_dir
                         if os.path.exists(common_file):
-                            with open(common_file, encoding="utf-8", errors="replace") as handle:
-                                common = _node_resolve(git_dir, handle.read().strip())
+                            common_text = read_regular_text(common_file, MAX_RESOURCE_FILE_BYTES)
+                            common = _node_resolve(git_dir, common_text.strip())
                         return GitPaths(directory, common, head)
                 elif os.path.isdir(git_path):
                     head = os.path.join(git_path, "HEAD")

@@ -1,10 +1,17 @@
-"""The one way context files are read, so an editor can lay unsaved buffers over the disk."""
+"""The one way context files are read, so an editor can lay unsaved buffers over the disk.
+
+Disk reads go through :func:`pi_lsp.regular_files.read_regular_file`: a pipe, a device or a
+file over :data:`~pi_lsp.regular_files.MAX_RESOURCE_FILE_BYTES` raises
+:class:`~pi_lsp.regular_files.RefusedFileError` (an ``OSError``) instead of being read.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from typing import Protocol
+
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 
 
 class FileSource(Protocol):
@@ -23,8 +30,7 @@ class DiskFileSource:
     """Files as they are on disk."""
 
     def read_bytes(self, path: str) -> bytes:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_file(path, MAX_RESOURCE_FILE_BYTES)
 
     def is_file(self, path: str) -> bool:
         return os.path.isfile(path)

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from pi_lsp.js_json import js_object_keys, json_stringify
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,
     LineIndex,
@@ -277,8 +278,7 @@ def _read_unlocked(store_path: str) -> TrustStore:
     if not os.path.exists(store_path):
         return TrustStore(store_path, False, True, MappingProxyType({}))
     try:
-        with open(store_path, "rb") as handle:
-            raw = handle.read()
+        raw = read_regular_file(store_path, MAX_RESOURCE_FILE_BYTES)
     except OSError as error:
         text = node_error_text(error, "open", store_path)
         finding = _store_finding(

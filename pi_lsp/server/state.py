@@ -23,6 +23,7 @@ from pi_lsp.lint.engine import (
 )
 from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.prompt.system_prompt import PromptDocument
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_text
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.loader import (
@@ -206,10 +207,10 @@ class WorkspaceState:
         if buffer is not None:
             return buffer[1]
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                return handle.read()
+            text = read_regular_text(path, MAX_RESOURCE_FILE_BYTES)
         except OSError:
-            return None
+            return None  # missing, unreadable, a pipe or device, too large: nothing to show
+        return text.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode read gives
 
     def cwd_for(self, path: str) -> str:
         """The working directory a file speaks for: its folder, or the root for others."""

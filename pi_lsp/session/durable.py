@@ -36,6 +36,7 @@ import os
 import secrets
 import stat
 
+from pi_lsp.regular_files import MAX_SESSION_FILE_BYTES, open_regular_file, too_large
 from pi_lsp.session.errors import SessionFileError, SessionLockedError
 
 __all__ = ["LockedSessionFile", "NewFileClaim", "fsync_directory"]
@@ -106,7 +107,7 @@ class LockedSessionFile:
         """Open and lock an existing file; return it with its current contents."""
         for _ in range(_OPEN_ATTEMPTS):
             try:
-                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+                fd, _ = open_regular_file(path, MAX_SESSION_FILE_BYTES, os.O_RDWR | os.O_APPEND)
             except OSError as error:
                 raise SessionFileError(
                     path, f"cannot open the session file for writing: {error.strerror}"
@@ -114,7 +115,7 @@ class LockedSessionFile:
             try:
                 _lock(fd, path)
                 if _same_file(fd, path):
-                    data = cls.read_fd(fd)
+                    data = cls.read_fd(fd, path)
                     return cls(path, fd, len(data)), data
             except BaseException:
                 os.close(fd)
@@ -154,8 +155,9 @@ class LockedSessionFile:
         return handle
 
     @staticmethod
-    def read_fd(fd: int) -> bytes:
-        """Everything in the file behind ``fd``, read from offset 0."""
+    def read_fd(fd: int, path: str) -> bytes:
+        """Everything in the file behind ``fd``, read from offset 0 (refused past
+        :data:`MAX_SESSION_FILE_BYTES`, should it grow that far while being read)."""
         chunks: list[bytes] = []
         offset = 0
         while True:
@@ -164,6 +166,8 @@ class LockedSessionFile:
                 return b"".join(chunks)
             chunks.append(chunk)
             offset += len(chunk)
+            if offset > MAX_SESSION_FILE_BYTES:
+                raise too_large(path, offset, MAX_SESSION_FILE_BYTES)
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -231,7 +235,7 @@ class LockedSessionFile:
         the path no longer leads to it."""
         fd = self._require_fd()
         try:
-            reader = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            reader, _ = open_regular_file(self.path, None)
         except OSError:
             return None
         mine, theirs = os.fstat(fd), os.fstat(reader)

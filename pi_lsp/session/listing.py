@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_lsp.js_json import JsonParseError, parse_json
+from pi_lsp.regular_files import MAX_SESSION_FILE_BYTES, open_regular_file
 from pi_lsp.session.entries import iso_timestamp
 
 __all__ = ["FIRST_MESSAGE_CHARS", "SessionListing", "list_sessions", "read_listing"]
@@ -133,9 +134,9 @@ def _scan(path: str, lines: Iterable[bytes], modified_ns: int) -> SessionListing
 def read_listing(path: str) -> SessionListing | None:
     """The listing of one session file; ``None`` when it is not a session or cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            modified_ns = os.fstat(handle.fileno()).st_mtime_ns
-            return _scan(path, handle, modified_ns)
+        fd, info = open_regular_file(path, MAX_SESSION_FILE_BYTES)
+        with open(fd, "rb") as handle:
+            return _scan(path, handle, info.st_mtime_ns)
     except OSError:
         return None
 

@@ -38,6 +38,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from pi_lsp.js_json import JsonParseError, json_stringify, parse_json
+from pi_lsp.regular_files import MAX_SESSION_FILE_BYTES, open_regular_file, read_regular_file
 from pi_lsp.resources.agent_dir import resolve_agent_dir, resolve_path
 from pi_lsp.resources.model import Finding, SourceRange
 from pi_lsp.session.durable import LockedSessionFile, NewFileClaim
@@ -249,8 +250,8 @@ class SessionFile:
         file_path = os.fspath(path)
         fd: int | None = None
         try:
-            fd = os.open(file_path, os.O_RDONLY | os.O_CLOEXEC)
-            data = LockedSessionFile.read_fd(fd)
+            fd, _ = open_regular_file(file_path, MAX_SESSION_FILE_BYTES)
+            data = LockedSessionFile.read_fd(fd, file_path)
         except OSError as error:
             if fd is not None:
                 os.close(fd)
@@ -925,8 +926,7 @@ def read_session_header(path: str, limit: int = HEADER_SCAN_LIMIT) -> Entry | No
     """The header of a session file if its first JSON object line (within ``limit`` bytes) is
     a session header with a string id; ``None`` otherwise or when unreadable."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(limit)
+        head = read_regular_file(path, None, prefix=limit)
     except OSError:
         return None
     complete = head.endswith(b"\n") or len(head) < limit

@@ -22,7 +22,7 @@ from pi_lsp.js_json import js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result
-from pi_lsp.tools.node_errors import read_regular_file
+from pi_lsp.tools.node_errors import read_regular_file, refuse_special_file
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.ripgrep import find_ripgrep
 from pi_lsp.tools.truncation import GREP_MAX_LINE_LENGTH, truncate_line
@@ -115,9 +115,11 @@ class GrepTool:
             raise ToolError(RIPGREP_MISSING)
         search_path = resolve_to_cwd(args.get("path") or ".", ctx.cwd)
         try:
-            searching_dir = stat.S_ISDIR(os.stat(search_path).st_mode)
+            mode = os.stat(search_path).st_mode
         except OSError:
             raise ToolError(f"Path not found: {search_path}") from None
+        searching_dir = stat.S_ISDIR(mode)
+        refuse_special_file(search_path, mode)  # ripgrep would read a pipe or device for ever
         context = args.get("context")
         context_lines: float = context if context and context > 0 else 0
         limit = args.get("limit")

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.tools.glob_regex import GlobError, GlobOptions, glob_regex_source, parse_glob
 
 _GITIGNORE_GLOB = GlobOptions(
@@ -111,8 +112,7 @@ def _combined(rules: list[IgnoreRule], *, include_dir_only: bool) -> re.Pattern[
 def read_rule_lines(path: str | os.PathLike[str] | bytes) -> list[str]:
     """The lines of a rule file (a leading BOM dropped); empty when it cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular_file(os.fsdecode(path), MAX_RESOURCE_FILE_BYTES)
     except OSError:
         return []
     text = data.decode("utf-8", "replace")
@@ -159,7 +159,7 @@ def fd_global_ignore_path(home: Path | None = None) -> Path | None:
 
 def _excludes_file_setting(config: Path, home: Path | None) -> Path | None:
     try:
-        data = config.read_bytes()
+        data = read_regular_file(str(config), MAX_RESOURCE_FILE_BYTES)
     except OSError:
         return None
     found = _EXCLUDES_FILE.search(data)

@@ -10,10 +10,9 @@ pipe or read ``/dev/zero`` until memory runs out — anything that is not a regu
 from __future__ import annotations
 
 import errno
-import io
 import os
-import stat
 
+from pi_lsp.regular_files import RefusedFileError, file_kind, open_regular_file, read_fd
 from pi_lsp.tools.base import ToolError
 
 # libuv's wording (``uv_strerror``, Node's ``util.getSystemErrorMap()``) for the codes a file
@@ -72,13 +71,6 @@ MAX_FILE_SIZE = 2**31 - 1
 #: Node's message for reading a directory (``readFile`` fails in ``read``, without a path).
 EISDIR_READ = "EISDIR: illegal operation on a directory, read"
 
-_KINDS = (
-    (stat.S_ISFIFO, "named pipe"),
-    (stat.S_ISSOCK, "socket"),
-    (stat.S_ISCHR, "character device"),
-    (stat.S_ISBLK, "block device"),
-)
-
 
 def node_error_code(exc: BaseException) -> str | None:
     """The code Node gives this failure (``ENOENT``, ``EACCES`` …), or None if it has none."""
@@ -106,42 +98,44 @@ def file_too_large_message(size: int) -> str:
     return f"File size ({size}) is greater than 2 GiB"
 
 
-def not_regular_file_message(path: str, mode: int) -> str:
+def not_regular_file_message(path: str, kind: str) -> str:
     """Why a pipe, socket or device node is not read (Node would block or never stop)."""
-    kind = next((name for test, name in _KINDS if test(mode)), "special file")
     return f"Not a regular file: {path} ({kind})"
-
-
-def _check_kind(mode: int, path: str) -> None:
-    if stat.S_ISDIR(mode):
-        raise ToolError(EISDIR_READ)
-    if not stat.S_ISREG(mode):
-        raise ToolError(not_regular_file_message(path, mode))
 
 
 def read_regular_file(path: str) -> bytes:
     """Every byte of the regular file at ``path``; failures raise ToolError in Node's words.
 
-    The file is opened without blocking (a pipe swapped in after the check cannot hang the
-    call) and checked again on the open descriptor.
+    The file is read through :func:`pi_lsp.regular_files.open_regular_file` (opened without
+    blocking, checked on the open descriptor) with Node's own limit.
     """
     try:
-        _check_kind(os.stat(path).st_mode, path)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd, _ = open_regular_file(path, MAX_FILE_SIZE)
+    except RefusedFileError as exc:
+        raise ToolError(_refusal_message(exc)) from exc
     except OSError as exc:
         raise ToolError(node_error_message(exc, "open", path)) from exc
     try:
-        info = os.fstat(fd)
-        _check_kind(info.st_mode, path)
-        if info.st_size > MAX_FILE_SIZE:
-            raise ToolError(file_too_large_message(info.st_size))
-        os.set_blocking(fd, True)
-        with io.FileIO(fd, "rb", closefd=False) as handle:
-            data = handle.readall()
+        return read_fd(fd, path, MAX_FILE_SIZE)
+    except RefusedFileError as exc:  # grew while being read
+        raise ToolError(_refusal_message(exc)) from exc
     except OSError as exc:
         raise ToolError(node_error_message(exc, "read", None)) from exc
     finally:
         os.close(fd)
-    if len(data) > MAX_FILE_SIZE:  # grew while being read
-        raise ToolError(file_too_large_message(len(data)))
-    return data
+
+
+def refuse_special_file(path: str, mode: int) -> None:
+    """Refuse, as :func:`read_regular_file` does, a path whose ``mode`` is neither a regular
+    file's nor a directory's: a tool that hands paths to another program checks them first."""
+    kind = file_kind(mode)
+    if kind is not None and kind != "directory":
+        raise ToolError(not_regular_file_message(path, kind))
+
+
+def _refusal_message(exc: RefusedFileError) -> str:
+    if exc.kind == "directory":
+        return EISDIR_READ
+    if exc.kind is not None:
+        return not_regular_file_message(exc.path, exc.kind)
+    return file_too_large_message(exc.size or 0)

@@ -290,15 +290,27 @@ async def test_already_aborted(tmp_path: Path) -> None:
 
 
 async def test_abort_kills_ripgrep(tmp_path: Path) -> None:
-    fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)  # ripgrep blocks opening a pipe nobody writes to
+    # A pipe named as the search path is refused; one that ripgrep finds as an ignore file on
+    # its walk still blocks it (it opens the pipe, which nobody writes to).
+    (tmp_path / "src").mkdir()
+    os.mkfifo(tmp_path / "src" / ".ignore")
     signal = AbortSignal()
-    task = asyncio.ensure_future(run_grep(tmp_path, signal=signal, pattern="x", path="pipe"))
+    task = asyncio.ensure_future(run_grep(tmp_path, signal=signal, pattern="x", path="src"))
     await asyncio.sleep(0.3)
     assert not task.done()
     signal.abort()
     result = await asyncio.wait_for(task, 5)
     assert result.is_error and text(result) == "Operation aborted"
+
+
+async def test_a_pipe_or_device_named_as_the_path_is_refused(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    for path, shown in (
+        ("pipe", f"{tmp_path}/pipe (named pipe)"),
+        ("/dev/zero", "/dev/zero (character device)"),
+    ):
+        result = await run_grep(tmp_path, pattern="x", path=path)
+        assert result.is_error and text(result) == f"Not a regular file: {shown}"
 
 
 def test_golden_case_texts(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.regular_files import file_kind
 from pi_lsp.tools.base import ToolError
 from pi_lsp.tools.node_errors import (
     EISDIR_READ,
@@ -48,9 +49,10 @@ def test_reading_a_directory_fails_as_node_does(tmp_path: Path) -> None:
 
 
 def test_special_files_are_named_by_kind(tmp_path: Path) -> None:
-    assert not_regular_file_message("/p", stat.S_IFIFO) == "Not a regular file: /p (named pipe)"
-    assert not_regular_file_message("/s", stat.S_IFSOCK) == "Not a regular file: /s (socket)"
-    assert not_regular_file_message("/b", stat.S_IFBLK) == "Not a regular file: /b (block device)"
+    for mode, kind in ((stat.S_IFIFO, "named pipe"), (stat.S_IFSOCK, "socket")):
+        named = not_regular_file_message("/p", file_kind(mode) or "")
+        assert named == f"Not a regular file: /p ({kind})"
+    assert file_kind(stat.S_IFBLK) == "block device" and file_kind(stat.S_IFREG) is None
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     with pytest.raises(ToolError) as failure:

@@ -38,6 +38,7 @@ from typing import Any
 
 from pi_lsp.agent.model_api import Api, ModelInfo
 from pi_lsp.agent.providers.secret import Secret
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import LineIndex, decode_text
 from pi_lsp.resources.settings import JsonDocument, JsonSyntaxError, parse_json_document
 
@@ -315,8 +316,7 @@ class _Validator:
 def load_models_config(path: str) -> ModelsConfig:
     """Read and check a models.json; a missing file is an empty config."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_regular_file(path, MAX_RESOURCE_FILE_BYTES)
     except FileNotFoundError:
         return ModelsConfig()
     except OSError as error:
@@ -386,8 +386,8 @@ def _read_auth(agent_dir: str | None) -> Mapping[str, Any]:
     if agent_dir is None:
         return {}
     try:
-        with open(os.path.join(agent_dir, AUTH_FILE_NAME), "rb") as handle:
-            document = parse_json_document(decode_text(handle.read())[0])
+        raw = read_regular_file(os.path.join(agent_dir, AUTH_FILE_NAME), MAX_RESOURCE_FILE_BYTES)
+        document = parse_json_document(decode_text(raw)[0])
     except (OSError, JsonSyntaxError):
         return {}
     return document.value if isinstance(document.value, dict) else {}
