@@ -15,6 +15,7 @@ from typing import Any
 from pi_lsp import __version__
 from pi_lsp.cli_chat import add_chat_parser, run_chat_command
 from pi_lsp.cli_session import add_session_parser, run_session_command
+from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -90,13 +91,22 @@ def _build_parser() -> argparse.ArgumentParser:
         description=(
             "Lint PATH (default .) for every working directory under it that has a context "
             "file: conflicting or duplicate instructions, shadowed files, skill problems, "
-            "budgets. Exit 0 when no error is found, 1 when errors are, 2 on usage errors."
+            "budgets. Exit status: 0 when nothing at or above the --fail-on level is found, "
+            "1 when something is, 2 on usage errors."
         ),
     )
     check.add_argument("path", nargs="?", default=".", type=Path, help="folder to lint")
     check.add_argument("--agent-dir", default=None, help="agent dir (default: ~/.pi/agent)")
     check.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
+    check.add_argument(
+        "--fail-on",
+        choices=FAIL_ON_LEVELS,
+        default=DEFAULT_FAIL_ON,
+        metavar="{" + ",".join(FAIL_ON_LEVELS) + "}",
+        help="exit 1 when a finding has this severity or a higher one (default: warning); "
+        "never: exit 0 whatever is found",
     )
     _add_approve_options(
         check,
@@ -116,7 +126,9 @@ def _build_parser() -> argparse.ArgumentParser:
 def _run_check_command(opts: argparse.Namespace) -> int:
     from pi_lsp.lint.checks import LintSettings
     from pi_lsp.lint.engine import LintConfig, lint_tree
+    from pi_lsp.lint.fail_levels import fails
     from pi_lsp.lint.report import as_json, as_sarif, as_text
+    from pi_lsp.resources.agent_dir import resolve_agent_dir
 
     root = os.path.abspath(opts.path)
     if not os.path.isdir(root):
@@ -124,10 +136,11 @@ def _run_check_command(opts: argparse.Namespace) -> int:
     if opts.model_window <= 0:
         return _fail("--model-window must be a positive number of tokens")
     config = LintConfig(settings=LintSettings(model_window=opts.model_window))
-    diagnostics = lint_tree(root, agent_dir=opts.agent_dir, approve=opts.approve, config=config)
+    result = lint_tree(root, agent_dir=opts.agent_dir, approve=opts.approve, config=config)
     render = {"text": as_text, "json": as_json, "sarif": as_sarif}[opts.format]
-    _write_stdout(render(diagnostics, root))
-    return EXIT_FAILED if any(d.severity == "error" for d in diagnostics) else EXIT_OK
+    _write_stdout(render(result, root, resolve_agent_dir(opts.agent_dir)))
+    failed = fails((d.severity for d in result.diagnostics), opts.fail_on)
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _add_approve_options(parser: argparse.ArgumentParser, *, approve: str, no_approve: str) -> None:
@@ -229,9 +242,16 @@ def _load_options(opts: argparse.Namespace) -> Any:
     )
 
 
-def _report_findings(findings: Sequence[Any]) -> None:
+def _report_findings(findings: Sequence[Any], root: str | None = None) -> None:
+    """Each finding as a ``file:line:column`` line on stderr, paths relative to ``root`` (as
+    ``pi-lsp check`` writes them) when given, else absolute."""
+    from pi_lsp.resources.shown_paths import shown_path
+
+    def show(path: str) -> str:
+        return path if root is None else shown_path(path, root)
+
     for finding in findings:
-        sys.stderr.write(finding.to_text() + "\n")
+        sys.stderr.write(finding.to_text(show) + "\n")
 
 
 def _run_prompt_command(opts: argparse.Namespace) -> int:
@@ -249,7 +269,7 @@ def _run_prompt_command(opts: argparse.Namespace) -> int:
         return _fail(f"working directory does not exist: {options.cwd}")
     resources = load_resources(options)
     document = build_prompt(resources)
-    _report_findings(resources.findings)
+    _report_findings(resources.findings, resources.cwd)
     if opts.json:
         payload = {
             "cwd": resources.cwd,

@@ -79,6 +79,15 @@ def working_directories(root: str) -> list[str]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class TreeLint:
+    """What linting a tree found: the diagnostics, once each, and every context file some
+    working directory of the tree loads (first seen first; empty: none was found)."""
+
+    diagnostics: list[Diagnostic]
+    context_files: tuple[str, ...]
+
+
 def lint_tree(
     root: str,
     *,
@@ -88,15 +97,18 @@ def lint_tree(
     source: FileSource = DISK,
     env: dict[str, str] | None = None,
     home: str | None = None,
-) -> list[Diagnostic]:
+) -> TreeLint:
     """Lint every working directory under ``root`` that has a context file, once per problem."""
     cache = ResourceCache()
     root = os.path.abspath(root)
     linted: list[tuple[str, list[Diagnostic]]] = []
+    context_files: dict[str, None] = {}
     for cwd in working_directories(root):
         options = LoadOptions(cwd=cwd, agent_dir=agent_dir, approve=approve, env=env, home=home)
-        linted.append((cwd, lint_resources(load_resources(options, source, cache), config)))
-    return merge_working_directories(linted, root)
+        resources = load_resources(options, source, cache)
+        context_files.update(dict.fromkeys(f.path for f in resources.context_files.files))
+        linted.append((cwd, lint_resources(resources, config)))
+    return TreeLint(merge_working_directories(linted, root), tuple(context_files))
 
 
 def _resolved_per_working_directory(finding: Finding) -> bool:

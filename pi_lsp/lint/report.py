@@ -1,27 +1,39 @@
 """Diagnostics as a person or a tool reads them: text (like ruff's), JSON and SARIF 2.1.0.
 
-Lines and columns are 1-based and counted in Unicode code points; paths are relative to the
-linted root when inside it, absolute otherwise.
+Lines and columns are 1-based and counted in Unicode code points; every path is written by
+:func:`pi_lsp.resources.shown_paths.shown_path` (relative to the linted root inside it, ``~/``
+under the home folder, absolute elsewhere), the same in all three formats.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from pi_lsp import __version__
-from pi_lsp.lint.engine import Diagnostic, count_by_severity
+from pi_lsp.lint.engine import TreeLint, count_by_severity
 from pi_lsp.lint.rules import RULES
+from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.model import SourceRange
+from pi_lsp.resources.shown_paths import shown_path
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
 def display_path(path: str, root: str) -> str:
-    relative = os.path.relpath(path, root)
-    return path if relative == ".." or relative.startswith("../") else relative
+    return shown_path(path, root)
+
+
+def notes(result: TreeLint, root: str, agent_dir: str) -> list[str]:
+    """What the reader should know besides the diagnostics: that no context file was found."""
+    if result.context_files:
+        return []
+    names = " / ".join(n for n in CONTEXT_FILE_NAMES if not n.endswith(".MD"))
+    return [
+        f"No context files found for {os.path.abspath(root)} (looked for {names} from / down "
+        f"to there, in the folders below it and in the agent dir {display_path(agent_dir, root)})"
+    ]
 
 
 def _position(where: SourceRange) -> dict[str, int]:
@@ -33,7 +45,8 @@ def _position(where: SourceRange) -> dict[str, int]:
     }
 
 
-def as_text(diagnostics: Sequence[Diagnostic], root: str) -> str:
+def as_text(result: TreeLint, root: str, agent_dir: str) -> str:
+    diagnostics = result.diagnostics
     lines = []
     for d in diagnostics:
         where = d.finding.where
@@ -49,8 +62,10 @@ def as_text(diagnostics: Sequence[Diagnostic], root: str) -> str:
                 f"{related.message}"
             )
     counts = count_by_severity(diagnostics)
+    lines.extend(notes(result, root, agent_dir))
     if not diagnostics:
-        lines.append("All checks passed!")
+        if not lines:
+            lines.append("All checks passed!")
     else:
         parts = [
             f"{counts[s]} {s}" for s in ("error", "warning", "information", "hint") if s in counts
@@ -60,9 +75,9 @@ def as_text(diagnostics: Sequence[Diagnostic], root: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_json(diagnostics: Sequence[Diagnostic], root: str) -> str:
+def as_json(result: TreeLint, root: str, agent_dir: str) -> str:
     items = []
-    for d in diagnostics:
+    for d in result.diagnostics:
         where = d.finding.where
         items.append(
             {
@@ -83,7 +98,12 @@ def as_json(diagnostics: Sequence[Diagnostic], root: str) -> str:
                 ],
             }
         )
-    return json.dumps({"diagnostics": items}, ensure_ascii=False, indent=2) + "\n"
+    payload = {
+        "diagnostics": items,
+        "contextFiles": [display_path(path, root) for path in result.context_files],
+        "notes": notes(result, root, agent_dir),
+    }
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
 
 def _sarif_location(where: SourceRange, root: str, message: str | None = None) -> dict[str, Any]:
@@ -93,18 +113,17 @@ def _sarif_location(where: SourceRange, root: str, message: str | None = None) -
         "endLine": where.end_line + 1,
         "endColumn": where.end_column + 1,
     }
-    out: dict[str, Any] = {
-        "physicalLocation": {
-            "artifactLocation": {"uri": display_path(where.path, root)},
-            "region": region,
-        }
-    }
+    shown = display_path(where.path, root)
+    artifact = {"uri": shown}
+    if not os.path.isabs(shown) and shown != "~" and not shown.startswith("~/"):
+        artifact["uriBaseId"] = "ROOT"
+    out: dict[str, Any] = {"physicalLocation": {"artifactLocation": artifact, "region": region}}
     if message is not None:
         out["message"] = {"text": message}
     return out
 
 
-def as_sarif(diagnostics: Sequence[Diagnostic], root: str) -> str:
+def as_sarif(lint: TreeLint, root: str, agent_dir: str) -> str:
     rules = [
         {
             "id": rule.code,
@@ -118,7 +137,7 @@ def as_sarif(diagnostics: Sequence[Diagnostic], root: str) -> str:
     ]
     index = {rule.code: i for i, rule in enumerate(RULES)}
     results = []
-    for d in diagnostics:
+    for d in lint.diagnostics:
         result: dict[str, Any] = {
             "ruleId": d.rule.code,
             "level": SARIF_LEVEL[d.severity],
@@ -147,6 +166,15 @@ def as_sarif(diagnostics: Sequence[Diagnostic], root: str) -> str:
                 },
                 "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {"ROOT": {"uri": "file://" + os.path.abspath(root) + "/"}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": [
+                            {"level": "note", "message": {"text": note}}
+                            for note in notes(lint, root, agent_dir)
+                        ],
+                    }
+                ],
                 "results": results,
             }
         ],

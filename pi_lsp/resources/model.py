@@ -6,7 +6,7 @@ Positions are 0-based lines and columns counted in code points; a range's end is
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -84,11 +84,13 @@ class Finding:
             out["related"] = [{**r.where.to_json(), "message": r.message} for r in self.related]
         return out
 
-    def to_text(self) -> str:
-        """The finding as one terminal line: ``file:line:column: severity: message [rule]``."""
+    def to_text(self, show_path: Callable[[str], str] | None = None) -> str:
+        """The finding as one terminal line: ``file:line:column: severity: message [rule]``;
+        ``show_path`` writes the file's path for the reader (default: as it is)."""
         where = self.where
+        path = show_path(where.path) if show_path else where.path
         return (
-            f"{where.path}:{where.start_line + 1}:{where.start_column + 1}: "
+            f"{path}:{where.start_line + 1}:{where.start_column + 1}: "
             f"{self.severity}: {self.message} [{self.rule}]"
         )
 

@@ -28,6 +28,7 @@ from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.resources.agent_dir import home_dir, resolve_agent_dir
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES, loaded_as
 from pi_lsp.resources.loader import Resources
+from pi_lsp.resources.shown_paths import shown_path
 from pi_lsp.resources.skills import Skill
 from pi_lsp.server.completion import frontmatter_keys, frontmatter_lines, is_skill_file
 from pi_lsp.server.convert import code_point_column, path_of, utf16_column
@@ -232,20 +233,6 @@ def skill_command_at(line_text: str, column: int) -> tuple[str, int, int] | None
         if name and match.start() <= column <= end:
             return name, match.start(), end
     return None
-
-
-def shown_path(path: str, root: str, home: str) -> str:
-    """``path`` as a reader finds it quickest: relative to the workspace root inside it (the
-    root itself is ``.``), ``~/…`` under the home folder, else as it is."""
-    for folder, name in ((root, "."), (home, "~")):
-        if not folder:
-            continue
-        if _same_path(path, folder):
-            return name
-        if _inside(path, folder):
-            inner = os.path.relpath(os.path.realpath(path), os.path.realpath(folder))
-            return inner if name == "." else f"~/{inner}"
-    return path
 
 
 def context_hover_text(state: WorkspaceState, path: str) -> str:

@@ -11,13 +11,17 @@ from pathlib import Path
 PI_LSP = Path(sys.executable).parent / "pi-lsp"
 
 
-def check(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def check_env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
     env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
+    return env
+
+
+def check(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(PI_LSP), "check", *args],
         cwd=tmp / "ws",
-        env=env,
+        env=check_env(tmp),
         capture_output=True,
         text=True,
         timeout=60,
@@ -37,7 +41,7 @@ def workspace(tmp: Path) -> Path:
 def test_text_output_names_both_places(tmp_path: Path) -> None:
     workspace(tmp_path)
     proc = check(tmp_path)
-    assert proc.returncode == 0, proc.stderr  # conflicts are warnings, not errors
+    assert proc.returncode == 1, proc.stderr  # conflicts are warnings: they fail by default
     lines = proc.stdout.splitlines()
     conflicts = [line for line in lines if "[conflicting-instructions]" in line]
     assert len(conflicts) == 2  # pkg and other each contradict the root, not each other
@@ -88,18 +92,110 @@ def test_sarif_output(tmp_path: Path) -> None:
 def test_errors_exit_1_and_usage_exits_2(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     (tmp_path / "agent" / "settings.json").write_text("{ not json")
-    warned = check(tmp_path)
+    warned = check(tmp_path, "--fail-on", "error")
     assert warned.returncode == 0  # Pi warns and goes on without those settings
     assert "[settings-invalid-json]" in warned.stdout
     # a project that needs trust makes Pi read trust.json, and a broken one stops Pi
     (ws / ".pi").mkdir()
     (ws / ".pi" / "settings.json").write_text("{}")
     (tmp_path / "agent" / "trust.json").write_text("[]")
-    proc = check(tmp_path)
+    proc = check(tmp_path, "--fail-on", "error")
     assert proc.returncode == 1
     assert "[trust-store-not-object]" in proc.stdout
     assert check(tmp_path, str(ws / "missing")).returncode == 2
     assert check(tmp_path, "--format", "xml").returncode == 2
+    bad_level = check(tmp_path, "--fail-on", "warnings")
+    assert bad_level.returncode == 2
+    assert "--fail-on" in bad_level.stderr and "'warning'" in bad_level.stderr
+
+
+def broken_project(tmp: Path) -> Path:
+    """Broken project settings, a skill Pi cannot load and three conflicts (trusted)."""
+    ws = workspace(tmp)
+    (ws / ".pi" / "skills" / "notes").mkdir(parents=True)
+    (ws / ".pi" / "settings.json").write_text('{"theme": ')
+    (ws / ".pi" / "skills" / "notes" / "SKILL.md").write_text("---\nname: notes\n---\nBody\n")
+    (ws / "AGENTS.md").write_text(
+        "# Tools\n\n- Use npm to install packages.\n- Run tests with jest.\n- Indent with tabs.\n"
+    )
+    (ws / "pkg" / "AGENTS.md").write_text(
+        "# Tools\n\n- Always use pnpm.\n- Run tests with vitest.\n- Indent with spaces.\n"
+    )
+    return ws
+
+
+def test_warnings_fail_by_default_and_fail_on_sets_the_level(tmp_path: Path) -> None:
+    broken_project(tmp_path)
+    default = check(tmp_path, "--approve")
+    assert "[settings-invalid-json]" in default.stdout
+    assert "[skill-description-required]" in default.stdout
+    assert default.stdout.count("[conflicting-instructions]") >= 3
+    assert default.returncode == 1  # all of them are warnings
+    assert check(tmp_path, "--approve", "--fail-on", "error").returncode == 0
+    assert check(tmp_path, "--approve", "--fail-on", "never").returncode == 0
+
+
+def test_information_fails_from_fail_on_info(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "home").mkdir()
+    (tmp_path / "ws" / "AGENTS.md").write_text("")  # an empty context file: information
+    proc = check(tmp_path, "--format", "json")
+    assert {d["severity"] for d in json.loads(proc.stdout)["diagnostics"]} == {"information"}
+    assert proc.returncode == 0  # below the default level
+    assert check(tmp_path, "--fail-on", "info").returncode == 1
+    assert check(tmp_path, "--fail-on", "hint").returncode == 1
+
+
+def test_help_documents_the_exit_codes(tmp_path: Path) -> None:
+    workspace(tmp_path)
+    text = " ".join(check(tmp_path, "--help").stdout.split())
+    assert "{error,warning,info,hint,never}" in text
+    assert "0 when nothing at or above the --fail-on level is found, 1 when something is" in text
+    assert "2 on usage errors" in text
+
+
+def test_every_format_names_a_file_the_same_way(tmp_path: Path) -> None:
+    """Relative to the checked folder inside it, ~/ under the home folder, else absolute."""
+    workspace(tmp_path)
+    agent = tmp_path / "home" / ".pi" / "agent"
+    skill = agent / "skills" / "Bad_Skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: Bad_Skill\ndescription: Demo skill.\n---\n")
+    env = check_env(tmp_path)
+    del env["PI_CODING_AGENT_DIR"]  # the default agent dir, under the home folder
+
+    def run(*args: str) -> str:
+        return subprocess.run(
+            [str(PI_LSP), "check", *args],
+            cwd=tmp_path / "ws",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+
+    home_skill = "~/.pi/agent/skills/Bad_Skill/SKILL.md"
+    text = run()
+    assert f"{home_skill}:2:1: PI304 " in text
+    assert "pkg/AGENTS.md:3:3: PI101 " in text
+    data = json.loads(run("--format", "json"))
+    paths = {d["path"] for d in data["diagnostics"]}
+    assert {home_skill, "pkg/AGENTS.md", "other/AGENTS.md"} <= paths
+    assert data["contextFiles"] == ["AGENTS.md", "other/AGENTS.md", "pkg/AGENTS.md"]
+    sarif = json.loads(run("--format", "sarif"))
+    locations = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]
+        for r in sarif["runs"][0]["results"]
+    ]
+    assert {loc["uri"] for loc in locations} == paths
+    assert all(
+        loc.get("uriBaseId") == ("ROOT" if loc["uri"][0] != "~" else None) for loc in locations
+    )
+    assert str(tmp_path) not in text + json.dumps(data["diagnostics"])
+    # checking a subfolder: its own files relative to it, the parent's absolute
+    sub = run("--format", "json", "pkg")
+    related = [r["path"] for d in json.loads(sub)["diagnostics"] for r in d["related"]]
+    assert str(tmp_path / "ws" / "AGENTS.md") in related
 
 
 def test_a_clean_tree_passes(tmp_path: Path) -> None:
@@ -108,3 +204,25 @@ def test_a_clean_tree_passes(tmp_path: Path) -> None:
     (tmp_path / "ws" / "AGENTS.md").write_text("Use pnpm.\n")
     proc = check(tmp_path)
     assert (proc.returncode, proc.stdout) == (0, "All checks passed!\n")
+
+
+def test_a_folder_without_context_files_says_so(tmp_path: Path) -> None:
+    for name in ("ws/src", "home", "agent"):
+        (tmp_path / name).mkdir(parents=True)
+    proc = check(tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout == (
+        f"No context files found for {tmp_path / 'ws'} (looked for AGENTS.override.md / "
+        "AGENTS.md / CLAUDE.md from / down to there, in the folders below it and in the "
+        f"agent dir {tmp_path / 'agent'})\n"
+    )
+    assert "All checks passed" not in proc.stdout
+    data = json.loads(check(tmp_path, "--format", "json").stdout)
+    assert (data["diagnostics"], data["contextFiles"]) == ([], [])
+    assert data["notes"][0].startswith("No context files found for ")
+    sarif = json.loads(check(tmp_path, "--format", "sarif").stdout)
+    [note] = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["message"]["text"] == data["notes"][0]
+    # one context file in the agent dir is enough
+    (tmp_path / "agent" / "AGENTS.md").write_text("Use pnpm.\n")
+    assert check(tmp_path).stdout == "All checks passed!\n"

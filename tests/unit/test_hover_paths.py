@@ -1,10 +1,10 @@
-"""Paths in hovers are written as a reader finds them quickest."""
+"""Paths in hovers and CLI reports are written as a reader finds them quickest."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pi_lsp.server.hover import shown_path
+from pi_lsp.resources.shown_paths import shown_path
 
 
 def test_paths_are_relative_to_the_workspace_then_the_home_folder(tmp_path: Path) -> None:
@@ -26,3 +26,7 @@ def test_paths_are_relative_to_the_workspace_then_the_home_folder(tmp_path: Path
     link.symlink_to(root)
     assert shown_path(str(link / "pkg" / "AGENTS.md"), str(root), str(home)) == "pkg/AGENTS.md"
     assert shown_path(str(elsewhere), str(root), "") == str(elsewhere)
+    # a file that links to another keeps its own name
+    (root / "AGENTS.md").write_text("x\n")
+    (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert shown_path(str(root / "CLAUDE.md"), str(root), str(home)) == "CLAUDE.md"
