@@ -4,6 +4,10 @@ A change matters when it touches a file the snapshot was read from, a file whose
 for (context files, SKILL.md, SYSTEM.md, settings, trust), anything inside the folders Pi reads
 resources from (``.pi``, ``.agents``, ``skills``, ``prompts``, the agent dir), an ignore file
 (skill discovery honours them), or a folder that held or now holds any of those.
+
+Bookkeeping never matters, wherever it is: the locks Pi and pi-lsp take (``trust.json.lock`` is
+made and removed on every read of a trust store), atomic-write temps (``.name.1a2b.tmp``), the
+agent dir's sessions, and its ``auth.json`` and ``models.json``, which no snapshot reads.
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ RESOURCE_FILE_NAMES = frozenset(
     }
 )
 RESOURCE_FOLDER_NAMES = frozenset({".pi", ".agents", "skills", "prompts"})
+#: Endings of names written only as bookkeeping: locks (a folder or a file) and write temps.
+BOOKKEEPING_SUFFIXES = (".lock", ".tmp")
+#: What the agent dir holds besides resources: chat sessions, credentials, model definitions.
+AGENT_DIR_BOOKKEEPING = ("sessions", "auth.json", "models.json")
 
 #: Glob patterns (relative to a workspace folder) for a client's file watcher.
 WATCH_GLOBS = (
@@ -45,8 +53,19 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def is_bookkeeping_path(path: str, agent_dir: str | None = None) -> bool:
+    """Whether ``path`` is a lock, a write temp or agent-dir bookkeeping (never a resource)."""
+    if os.path.basename(path).endswith(BOOKKEEPING_SUFFIXES):
+        return True
+    if not agent_dir:
+        return False
+    return any(_under(path, os.path.join(agent_dir, name)) for name in AGENT_DIR_BOOKKEEPING)
+
+
 def is_resource_path(path: str, agent_dir: str | None = None) -> bool:
     """Whether a change at ``path`` could matter to some snapshot (by name and place alone)."""
+    if is_bookkeeping_path(path, agent_dir):
+        return False
     if os.path.basename(path) in RESOURCE_FILE_NAMES:
         return True
     if agent_dir and _under(path, agent_dir):
@@ -82,6 +101,8 @@ def affecting_changes(
     for path in changed:
         name = os.path.basename(path)
         folder = os.path.dirname(path)
+        if is_bookkeeping_path(path, resources.agent_dir):
+            continue
         if path in read or _under(path, resources.agent_dir):
             out.add(path)
         elif name in CONTEXT_FILE_NAMES:

@@ -28,6 +28,7 @@ from pygls.protocol import LanguageServerProtocol
 from pi_lsp import __version__
 from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.server.convert import lsp_diagnostic, uri_of
+from pi_lsp.server.disk_changes import DiskChanges
 from pi_lsp.server.settings import ServerSettings
 from pi_lsp.server.state import Rebuild, WorkspaceState
 
@@ -82,6 +83,7 @@ class PiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
         self.state = WorkspaceState(root=os.getcwd())
+        self.disk_changes = DiskChanges(self.state)  # which watcher events are real changes
         self.initial_settings = ServerSettings()  # from initializationOptions
         self._changed: set[str] | None = None  # gathered reason; None = everything
         self._timer: asyncio.TimerHandle | None = None

@@ -71,7 +71,7 @@ def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str
     """
     agent_dir = agent_dir_of(ls)
     try:
-        save_trust(agent_dir, cwd, decision)
+        store = save_trust(agent_dir, cwd, decision)
     except TrustStoreError as error:
         first = error.findings[0]
         problems = "; ".join(
@@ -98,6 +98,7 @@ def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str
             f"trust.json was not changed: {error.strerror or error} ({error.filename})",
             code=REQUEST_FAILED,
         ) from error
+    ls.disk_changes.written(store.path)  # the rebuild below covers it: its event is no change
     ls.request_rebuild(None)
     return trust_status(ls, cwd)
 

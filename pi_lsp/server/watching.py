@@ -3,7 +3,8 @@
 Inside the workspace the client watches for us (``workspace/didChangeWatchedFiles``, registered
 dynamically with our glob patterns) when it can; otherwise watchfiles does. The agent dir and
 the user's ``~/.agents/skills`` are outside any workspace: watchfiles always watches them.
-Every event becomes ``request_rebuild(paths)``.
+The events that are real changes (:mod:`pi_lsp.server.disk_changes`) become
+``request_rebuild(paths)``; the server's own writes and bookkeeping never do.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from lsprotocol import types
 from watchfiles import Change, awatch
 
 from pi_lsp.resources.agent_dir import home_dir, resolve_agent_dir
-from pi_lsp.resources.relevance import WATCH_GLOBS, is_resource_path
+from pi_lsp.resources.relevance import WATCH_GLOBS
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
 
@@ -30,10 +31,9 @@ WATCH_DEBOUNCE_MS = 30
 class Watcher:
     """watchfiles over some folders, feeding the server's rebuilds until stopped."""
 
-    def __init__(self, ls: PiLanguageServer, folders: Sequence[str], agent_dir: str) -> None:
+    def __init__(self, ls: PiLanguageServer, folders: Sequence[str]) -> None:
         self.folders = tuple(folders)
         self._ls = ls
-        self._agent_dir = agent_dir
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -44,7 +44,7 @@ class Watcher:
         self._stop.set()
 
     def _relevant(self, change: Change, path: str) -> bool:
-        return is_resource_path(path, self._agent_dir) or change == Change.deleted
+        return self._ls.disk_changes.may_matter(path, change == Change.deleted)
 
     async def _run(self) -> None:
         try:
@@ -56,9 +56,16 @@ class Watcher:
                 stop_event=self._stop,
                 recursive=True,
             ):
-                self._ls.request_rebuild(path for _, path in changes)
+                disk_changed(self._ls, ((path, c == Change.deleted) for c, path in changes))
         except Exception as error:  # a vanished folder ends watching, not the server
             log.warning("watching %s stopped: %s", ", ".join(self.folders), error)
+
+
+def disk_changed(ls: PiLanguageServer, events: Iterable[tuple[str, bool]]) -> None:
+    """Rebuild for the ``(path, deleted)`` events that are real changes, if any is."""
+    changed = ls.disk_changes.real_changes(events)
+    if changed:
+        ls.request_rebuild(changed)
 
 
 def _supports_dynamic_watching(ls: PiLanguageServer) -> bool:
@@ -96,7 +103,7 @@ async def start_watching(ls: PiLanguageServer) -> Watcher | None:
     existing = [f for f in dict.fromkeys(folders) if os.path.isdir(f)]
     if not existing:
         return None
-    watcher = Watcher(ls, existing, agent_dir)
+    watcher = Watcher(ls, existing)
     watcher.start()
     ls.watched_folders = watcher.folders
     return watcher
@@ -105,4 +112,5 @@ async def start_watching(ls: PiLanguageServer) -> Watcher | None:
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: PiLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.request_rebuild(path_of(change.uri) for change in params.changes)
+        deleted = types.FileChangeType.Deleted
+        disk_changed(ls, ((path_of(c.uri), c.type == deleted) for c in params.changes))

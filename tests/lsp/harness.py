@@ -53,6 +53,15 @@ async def start_client(
     return client
 
 
+def project_needing_trust(tmp: Path) -> tuple[Path, Path]:
+    """``tmp/ws`` given a ``.pi/SYSTEM.md``, which makes it need trust: (ws, that file)."""
+    ws = tmp / "ws"
+    system = ws / ".pi" / "SYSTEM.md"
+    system.parent.mkdir()
+    system.write_text("You are the project's agent.\n")
+    return ws, system
+
+
 async def next_notification(client: LanguageClient, method: str) -> Any:
     """Wait for one notification, but never forever."""
     return await asyncio.wait_for(client.wait_for_notification(method), WAIT)

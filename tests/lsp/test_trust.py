@@ -12,16 +12,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from tests.lsp.harness import start_client, wait_until
-
-
-def _project(workspace: Path) -> tuple[Path, Path]:
-    """The workspace with a .pi/SYSTEM.md, which makes it need trust."""
-    ws = workspace / "ws"
-    system = ws / ".pi" / "SYSTEM.md"
-    system.parent.mkdir()
-    system.write_text("You are the project's agent.\n")
-    return ws, system
+from tests.lsp.harness import project_needing_trust, start_client, wait_until
 
 
 async def trust(client: LanguageClient, params: dict[str, Any]) -> Any:
@@ -33,7 +24,7 @@ def _untrusted(diagnostics: list[types.Diagnostic]) -> bool:
 
 
 async def test_query_reports_what_needs_trust(workspace: Path) -> None:
-    ws, system = _project(workspace)
+    ws, system = project_needing_trust(workspace)
     client = await start_client(workspace)
     try:
         result = await trust(client, {"cwd": str(ws)})
@@ -61,7 +52,7 @@ async def test_query_of_a_project_that_needs_no_trust(workspace: Path) -> None:
 
 
 async def test_trusting_clears_the_diagnostic_and_saves_the_decision(workspace: Path) -> None:
-    ws, system = _project(workspace)
+    ws, system = project_needing_trust(workspace)
     store = workspace / "agent" / "trust.json"
     client = await start_client(workspace)
     try:
@@ -96,7 +87,7 @@ async def test_trusting_clears_the_diagnostic_and_saves_the_decision(workspace: 
 
 
 async def test_a_broken_store_is_never_overwritten(workspace: Path) -> None:
-    ws, _ = _project(workspace)
+    ws, _ = project_needing_trust(workspace)
     store = workspace / "agent" / "trust.json"
     broken = b'{\n  "/elsewhere": true,\n  "/other": yes\n}\n'
     store.write_bytes(broken)
@@ -127,7 +118,7 @@ async def test_a_broken_store_is_never_overwritten(workspace: Path) -> None:
 
 
 async def test_a_decision_must_be_a_boolean_or_null(workspace: Path) -> None:
-    ws, _ = _project(workspace)
+    ws, _ = project_needing_trust(workspace)
     client = await start_client(workspace)
     try:
         with pytest.raises(JsonRpcException, match="decision must be true, false or null"):
