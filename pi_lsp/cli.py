@@ -15,6 +15,7 @@ from typing import Any
 from pi_lsp import __version__
 from pi_lsp.cli_chat import add_chat_parser, run_chat_command
 from pi_lsp.cli_session import add_session_parser, run_session_command
+from pi_lsp.cli_trust import add_trust_parser, left_out_lines, run_trust_command
 from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
 
 EXIT_OK = 0
@@ -74,6 +75,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     add_session_parser(commands)
     add_chat_parser(commands)
+    add_trust_parser(commands)
     serve = commands.add_parser(
         "serve",
         help="run the language server",
@@ -270,6 +272,8 @@ def _run_prompt_command(opts: argparse.Namespace) -> int:
     resources = load_resources(options)
     document = build_prompt(resources)
     _report_findings(resources.findings, resources.cwd)
+    for line in left_out_lines(resources, opts.agent_dir):
+        sys.stderr.write(line + "\n")
     if opts.json:
         payload = {
             "cwd": resources.cwd,
@@ -359,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_session_command(opts)
         if opts.command == "chat":
             return run_chat_command(opts)
+        if opts.command == "trust":
+            return run_trust_command(opts)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

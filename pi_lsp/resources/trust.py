@@ -43,6 +43,7 @@ from pi_lsp.resources.settings import (
     parse_json_document,
     read_settings_file,
 )
+from pi_lsp.tools.file_mutation import FileMutationError, write_text_file
 from pi_lsp.tools.paths import ancestor_dirs
 
 TRUST_FILE_NAME = "trust.json"
@@ -322,10 +323,12 @@ def _sorted_store_text(data: Mapping[str, bool | None]) -> str:
 
 def save_trust_many(agent_dir: str, updates: Sequence[tuple[str, bool | None]]) -> TrustStore:
     """Apply ``(directory, decision)`` updates (``None`` deletes the key) under the lock and
-    write the store sorted and pretty-printed. Directories are canonicalized.
+    write the store sorted and pretty-printed, in one rename (a reader never sees half a
+    store). Directories are canonicalized.
 
-    Raises :class:`TrustStoreError` without writing when the current store is broken, and
-    :class:`TrustLockError` when the lock cannot be taken.
+    Raises :class:`TrustStoreError` without writing when the current store is broken,
+    :class:`TrustLockError` when the lock cannot be taken and :class:`OSError` when the write
+    fails; :func:`unwritten_reason` words any of them for a person.
     """
     store_path = trust_store_path(agent_dir)
     with trust_lock(store_path):
@@ -339,14 +342,31 @@ def save_trust_many(agent_dir: str, updates: Sequence[tuple[str, bool | None]]) 
                 data.pop(key, None)
             else:
                 data[key] = decision
-        with open(store_path, "w", encoding="utf-8") as handle:
-            handle.write(_sorted_store_text(data))
+        try:
+            write_text_file(store_path, _sorted_store_text(data))
+        except FileMutationError as error:
+            raise OSError(errno.EIO, str(error), store_path) from error
         return _read_unlocked(store_path)
 
 
 def save_trust(agent_dir: str, directory: str, decision: bool | None) -> TrustStore:
     """Record (``None``: remove) the decision for ``directory``; see :func:`save_trust_many`."""
     return save_trust_many(agent_dir, [(directory, decision)])
+
+
+def located_message(finding: Finding) -> str:
+    """``file:line: message`` for a store problem."""
+    return f"{finding.where.path}:{finding.where.start_line + 1}: {finding.message}"
+
+
+def unwritten_reason(error: OSError | TrustStoreError) -> str:
+    """Why :func:`save_trust_many` left ``trust.json`` as it was, naming the file (and line)."""
+    if isinstance(error, TrustStoreError):
+        problems = "; ".join(located_message(f) for f in error.findings)
+        return f"trust.json was not changed because it cannot be read: {problems}"
+    if isinstance(error, TrustLockError):
+        return f"trust.json was not changed: cannot lock {error.lock_path} ({error.message})"
+    return f"trust.json was not changed: {error.strerror or error} ({error.filename})"
 
 
 # ---------------------------------------------------------------------------------------------

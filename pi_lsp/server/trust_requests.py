@@ -22,8 +22,10 @@ from pi_lsp.resources.agent_dir import resolve_agent_dir
 from pi_lsp.resources.trust import (
     TrustLockError,
     TrustStoreError,
+    located_message,
     resolve_project_trust,
     save_trust,
+    unwritten_reason,
 )
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
@@ -53,14 +55,8 @@ def trust_status(ls: PiLanguageServer, cwd: str) -> dict[str, Any]:
         "reason": decision.reason,
     }
     if decision.findings:
-        result["problems"] = [
-            _located(f.where.path, f.where.start_line, f.message) for f in decision.findings
-        ]
+        result["problems"] = [located_message(f) for f in decision.findings]
     return result
-
-
-def _located(path: str, line: int, message: str) -> str:
-    return f"{path}:{line + 1}: {message}"
 
 
 def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str, Any]:
@@ -74,11 +70,8 @@ def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str
         store = save_trust(agent_dir, cwd, decision)
     except TrustStoreError as error:
         first = error.findings[0]
-        problems = "; ".join(
-            _located(f.where.path, f.where.start_line, f.message) for f in error.findings
-        )
         raise JsonRpcException(
-            f"trust.json was not changed because it cannot be read: {problems}",
+            unwritten_reason(error),
             code=REQUEST_FAILED,
             data={
                 "storePath": first.where.path,
@@ -89,15 +82,12 @@ def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str
         ) from error
     except TrustLockError as error:
         raise JsonRpcException(
-            f"trust.json was not changed: cannot lock {error.lock_path} ({error.message})",
+            unwritten_reason(error),
             code=REQUEST_FAILED,
             data={"lockPath": error.lock_path, "locked": error.locked},
         ) from error
     except OSError as error:
-        raise JsonRpcException(
-            f"trust.json was not changed: {error.strerror or error} ({error.filename})",
-            code=REQUEST_FAILED,
-        ) from error
+        raise JsonRpcException(unwritten_reason(error), code=REQUEST_FAILED) from error
     ls.disk_changes.written(store.path)  # the rebuild below covers it: its event is no change
     ls.request_rebuild(None)
     return trust_status(ls, cwd)

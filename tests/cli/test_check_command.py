@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-PI_LSP = Path(sys.executable).parent / "pi-lsp"
-
-
-def check_env(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
-    return env
+from tests.cli.isolated import isolated_env, run_pi_lsp
 
 
 def check(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PI_LSP), "check", *args],
-        cwd=tmp / "ws",
-        env=check_env(tmp),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_pi_lsp(tmp, "check", *args, cwd=tmp / "ws")
 
 
 def workspace(tmp: Path) -> Path:
@@ -161,18 +146,11 @@ def test_every_format_names_a_file_the_same_way(tmp_path: Path) -> None:
     skill = agent / "skills" / "Bad_Skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: Bad_Skill\ndescription: Demo skill.\n---\n")
-    env = check_env(tmp_path)
+    env = isolated_env(tmp_path)
     del env["PI_CODING_AGENT_DIR"]  # the default agent dir, under the home folder
 
     def run(*args: str) -> str:
-        return subprocess.run(
-            [str(PI_LSP), "check", *args],
-            cwd=tmp_path / "ws",
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        ).stdout
+        return run_pi_lsp(tmp_path, "check", *args, cwd=tmp_path / "ws", env=env).stdout
 
     home_skill = "~/.pi/agent/skills/Bad_Skill/SKILL.md"
     text = run()

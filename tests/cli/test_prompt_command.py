@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-PI_LSP = Path(sys.executable).parent / "pi-lsp"
+from tests.cli.isolated import run_pi_lsp
 
 
 def run(tmp: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
-    return subprocess.run(
-        [str(PI_LSP), "prompt", *args],
-        cwd=cwd or tmp / "proj",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_pi_lsp(tmp, "prompt", *args, cwd=cwd or tmp / "proj")
 
 
 def setup(tmp: Path) -> Path:
@@ -91,3 +80,21 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert "working directory does not exist" in missing.stderr
     both = run(tmp_path, "--approve", "--no-approve")
     assert both.returncode == 2
+
+
+def test_findings_name_files_as_check_does(tmp_path: Path) -> None:
+    """Relative to the working directory inside it, ~/ under home, absolute elsewhere."""
+    proj = setup(tmp_path)
+    skill = proj / ".pi" / "skills" / "Proj_Skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: Proj_Skill\ndescription: Demo.\n---\n")
+    home_skill = tmp_path / "home" / ".agents" / "skills" / "Home_Skill"
+    home_skill.mkdir(parents=True)
+    (home_skill / "SKILL.md").write_text("---\nname: Home_Skill\ndescription: Demo.\n---\n")
+    proc = run(tmp_path, "--approve")
+    lines = proc.stderr.splitlines()
+    assert ".pi/skills/Proj_Skill/SKILL.md:2:1: warning: " in proc.stderr, proc.stderr
+    assert "~/.agents/skills/Home_Skill/SKILL.md:2:1: warning: " in proc.stderr
+    agent_skill = tmp_path / "agent" / "skills" / "Bad_Skill" / "SKILL.md"
+    assert any(line.startswith(f"{agent_skill}:2:1: ") for line in lines)
+    assert str(proj) not in proc.stderr
