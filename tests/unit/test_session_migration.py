@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.js_json import json_stringify, parse_json
-from pi_lsp.session.migration import migrate_records, session_version
+from pi_lsp.session.migration import migrate_records, migrated_entry_id, session_version
 from pi_lsp.session.session_file import SessionFile
 from tests.sessions import fixture_session
 
@@ -196,3 +196,23 @@ def test_reading_migrates_in_memory_and_writing_back_keeps_every_field(tmp_path:
     assert lines == [
         json_stringify(r, key_order="insertion") for r in [session.header, *session.entries]
     ]
+
+
+def test_migrated_ids_are_the_same_at_every_migration_and_differ_per_session() -> None:
+    ids = [[e["id"] for e in _migrated(v1_records())[1:]] for _ in range(2)]
+    assert ids[0] == ids[1]
+    other = v1_records()
+    other[0]["id"] = "s-2"
+    assert not set(ids[0]) & {e["id"] for e in _migrated(other)[1:]}
+
+
+def test_a_migrated_id_already_taken_is_derived_again() -> None:
+    first = migrated_entry_id("s-1", 1, set())
+    again = migrated_entry_id("s-1", 1, {first})
+    assert ENTRY_ID.fullmatch(again) and again != first
+    assert migrated_entry_id("s-1", 1, {first}) == again
+
+
+def _migrated(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    migrate_records(records)
+    return records

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.agent.model_api import Api, ModelInfo
+from pi_lsp.agent.providers.catalogue import builtin_model_ids
 from pi_lsp.agent.providers.secret import Secret
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import LineIndex, decode_text
@@ -472,6 +473,38 @@ def _build(
     return _model_info(provider, merged, api=api, base_url=base_url, headers=builtin_headers)
 
 
+def _owner_of(
+    config: ModelsConfig, model: str, env: Mapping[str, str] | None, agent_dir: str | None
+) -> tuple[str, str]:
+    """The provider of a bare ``--model`` id and the id as it is listed, as Pi finds them.
+
+    Candidates are the models.json models and the ids of Pi's built-in catalogue whose id (or
+    ``provider/id``) is ``model``, ignoring case. One candidate is the choice; of several, the
+    only one whose provider has a key; otherwise the choice is ambiguous.
+    """
+    wanted = model.lower()
+    listed = [(name, str(entry["id"])) for name, entry in _custom_models(config)]
+    listed += [(name, i) for name, ids in builtin_model_ids().items() for i in ids]
+    owners: dict[tuple[str, str], tuple[str, str]] = {}
+    for name, model_id in listed:
+        if wanted in (model_id.lower(), f"{name}/{model_id}".lower()):
+            owners.setdefault((name, model_id.lower()), (name, model_id))
+    found = list(owners.values())
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ModelChoiceError(f'unknown model "{model}" ({_describe_choices(config)})')
+    with_key = [owner for owner in found if _api_key(owner[0], config, env, agent_dir)[0]]
+    if len(with_key) == 1:
+        return with_key[0]
+    names = ", ".join(sorted(f"{name}/{model_id}" for name, model_id in found))
+    keys = "none of them has an API key" if not with_key else "more than one has an API key"
+    raise ModelChoiceError(
+        f'model "{model}" is offered by several providers ({names}) and {keys}: '
+        "give --provider, or --model provider/id"
+    )
+
+
 def _describe_choices(config: ModelsConfig) -> str:
     custom = [f"{name}/{model['id']}" for name, model in _custom_models(config)]
     builtin = ", ".join(sorted(BUILTIN_PROVIDERS))
@@ -490,22 +523,16 @@ def resolve_model(
 ) -> ResolvedModel:
     """The model for a ``--provider`` / ``--model`` choice (``--model provider/id`` works too).
 
-    Without a provider, ``model`` must name exactly one models.json model; a provider alone
-    picks its first models.json model. Raises :class:`ModelChoiceError`.
+    Without a provider, ``model`` is looked up among the models.json models and Pi's
+    built-in catalogue (:func:`_owner_of`); a provider alone picks its first models.json
+    model. Raises :class:`ModelChoiceError`.
     """
     provider, model = _split_choice(config, provider, model)
     if not provider and not model:
         raise ModelChoiceError("no model chosen: give --provider and --model")
     if not provider:
-        owners = [name for name, entry in _custom_models(config) if entry["id"] == model]
-        if not owners:
-            raise ModelChoiceError(f'unknown model "{model}" ({_describe_choices(config)})')
-        if len(owners) > 1:
-            raise ModelChoiceError(
-                f'model "{model}" is offered by several providers ({", ".join(owners)}): '
-                "give --provider"
-            )
-        provider = owners[0]
+        assert model is not None
+        provider, model = _owner_of(config, model, env, agent_dir)
     if not model:
         entry = config.provider(provider)
         if entry is None or not entry.models:
