@@ -116,3 +116,28 @@ async def test_rewriting_a_context_file_with_the_same_text_is_no_change(
         assert list(second.lastRebuild.reason) == [str(root_file)]
     finally:
         await client.shutdown_session()
+
+
+async def test_the_clients_reports_of_bookkeeping_are_no_change(workspace: Path) -> None:
+    pkg = workspace / "ws" / "pkg" / "AGENTS.md"
+    client = await start_client(workspace)  # the client says what changed (VS Code)
+    try:
+        started = await _started(client)
+        lock = workspace / "ws" / ".pi" / "trust.json.lock"
+        temp = workspace / "ws" / ".pi" / ".settings.json.0c1d.tmp"
+        # nothing is written (the server's own watcher sees nothing): the reports alone count;
+        # pkg's is its first, so it counts as a change
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                [
+                    types.FileEvent(uri=lock.as_uri(), type=types.FileChangeType.Created),
+                    types.FileEvent(uri=lock.as_uri(), type=types.FileChangeType.Deleted),
+                    types.FileEvent(uri=temp.as_uri(), type=types.FileChangeType.Deleted),
+                    types.FileEvent(uri=pkg.as_uri(), type=types.FileChangeType.Changed),
+                ]
+            )
+        )
+        rebuilt = await _next_rebuild(client, started.rebuilds)
+        assert list(rebuilt.lastRebuild.reason) == [str(pkg)]
+    finally:
+        await client.shutdown_session()

@@ -2,18 +2,32 @@
  * The language client: start `pi-lsp serve`, answer `workspace/configuration` for `pi-lsp`
  * with the mapped settings, follow the server's state, pass `pi/systemPromptChanged` and `pi/event`
  * notifications on, restart on demand.
+ *
+ * The client starts the server's process itself (in a process group of its own) rather than
+ * leaving it to vscode-languageclient, so that stopping can end it for sure: a server that
+ * does not stop in time is killed with everything it started before a new one starts.
  */
+import type { ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
 import {
   LanguageClient,
   State,
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
+import { endTree, spawnTree } from "./processTree";
 import { activeInterpreter } from "./python";
 import { formatCommand, resolveServerCommand, type ServerCommand } from "./serverCommand";
 import { answerConfiguration, currentSettings, serverSettings } from "./config";
 import type { ServerState, ServerStatus } from "./status";
-import { parseUri, SECTION, type CancellationToken, type Disposable, type OutputChannel } from "./vscodeapi";
+import {
+  parseUri,
+  SECTION,
+  workspaceFolders,
+  type CancellationToken,
+  type Disposable,
+  type OutputChannel,
+} from "./vscodeapi";
 
 export const CLIENT_ID = "pi-lsp";
 export const CLIENT_NAME = "pi-lsp";
@@ -31,8 +45,22 @@ export interface ClientEvents {
   onEvent?(params: unknown): void;
 }
 
+/** Where the server runs: the first workspace folder on disk (where vscode-languageclient would run it). */
+function serverCwd(): string | undefined {
+  const folder = workspaceFolders()[0];
+  if (folder?.uri.scheme !== "file") return undefined;
+  return fs.statSync(folder.uri.fsPath, { throwIfNoEntry: false })?.isDirectory() ? folder.uri.fsPath : undefined;
+}
+
+/** How long the server may take to answer `shutdown` and `exit` when stopped. */
+export const STOP_TIMEOUT_MS = 2000;
+/** How long it may then take to exit before its process tree is killed. */
+export const EXIT_GRACE_MS = 1000;
+
 export class PiClient {
   private client: LanguageClient | undefined;
+  /** The server process of `client` (the one started last). */
+  private server: ChildProcess | undefined;
   private readonly subscriptions: Disposable[] = [];
   private lastProblems = "";
 
@@ -61,10 +89,22 @@ export class PiClient {
     this.events.onState("starting");
     const command = await this.serverCommand();
     this.output.info(`starting the server (${command.source}): ${formatCommand(command)} --stdio`);
-    const serverOptions: ServerOptions = {
-      command: command.command,
-      args: command.args,
-      options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    // Called again when vscode-languageclient restarts a server that went away by itself.
+    const serverOptions: ServerOptions = async () => {
+      if (this.server) await this.endServer(this.server);
+      const child = spawnTree(command.command, [...command.args, "--stdio"], {
+        cwd: serverCwd(),
+        env: { ...process.env, PYTHONUNBUFFERED: "1" },
+      });
+      this.server = child;
+      child.stderr!.on("data", (chunk: Buffer) => this.output.append(chunk.toString()));
+      const spawned = new Promise<void>((resolve, reject) => {
+        child.once("spawn", resolve);
+        child.once("error", reject);
+      });
+      child.on("error", (error) => this.output.error(`the server process: ${error.message}`));
+      await spawned;
+      return { reader: child.stdout!, writer: child.stdin! };
     };
     const initial = currentSettings();
     this.logProblems(initial.problems);
@@ -112,16 +152,27 @@ export class PiClient {
 
   async stop(): Promise<void> {
     const client = this.client;
+    const server = this.server;
     this.client = undefined;
+    this.server = undefined;
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
     if (client && client.state !== State.Stopped) {
       try {
-        await client.stop(2000);
+        await client.stop(STOP_TIMEOUT_MS);
       } catch (error) {
         this.output.warn(`stopping the server: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    if (server) await this.endServer(server);
     this.events.onState("stopped");
+  }
+
+  /** End `server` and whatever it started, killing them if it does not exit by itself soon. */
+  private async endServer(server: ChildProcess): Promise<void> {
+    if (this.server === server) this.server = undefined;
+    if (await endTree(server, EXIT_GRACE_MS)) {
+      this.output.warn(`the server (pid ${server.pid}) did not exit: killed it and the processes it started`);
+    }
   }
 
   async restart(): Promise<void> {

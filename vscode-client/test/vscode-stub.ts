@@ -294,6 +294,9 @@ export const window = {
       append(text: string) {
         channel.text += text;
       },
+      appendLine(text: string) {
+        channel.text += `${text}\n`;
+      },
       info: log("info"),
       warn: log("warn"),
       error: log("error"),
