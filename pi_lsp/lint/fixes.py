@@ -28,7 +28,8 @@ Rules with fixes:
   later instruction (the path relative to the edited file, ``~/…`` for the global file), which
   turns the warning into the informational "Overrides …" note; for one file, also offer to
   delete the earlier instruction.
-* ``untrusted-project-resource`` — :class:`TrustProject` for the snapshot's working directory.
+* ``untrusted-project-resource`` — :class:`TrustProject` for the project folder holding the
+  ignored resource (``data["cwd"]``), which covers every working directory below it.
 """
 
 from __future__ import annotations

@@ -64,7 +64,6 @@ def test_an_untrusted_skills_folder_is_reported_once_on_a_skill_file(tmp_path: P
     assert finding["path"] == ".agents/skills/review/SKILL.md"
     assert (ws / finding["path"]).is_file()
     assert ".agents/skills" in finding["message"]
-    assert str(ws) in finding["message"]  # the project to trust
 
 
 def test_an_empty_untrusted_folder_is_reported_on_the_projects_context_file(
@@ -140,16 +139,21 @@ def test_a_skill_collision_names_the_working_directories_it_holds_for(tmp_path: 
     write(ws / ".agents" / "skills" / "review" / "SKILL.md", SKILL.format(name="review"))
     write(ws / "a" / ".pi" / "skills" / "review" / "SKILL.md", SKILL.format(name="review"))
     found = of_rule(diagnostics(tmp_path, "--approve"), "PI308")
-    by_winner = {(d["path"], d["related"][0]["path"]): d["message"] for d in found}
+
+    def where(path: str) -> Path:  # a path as reported, inside the tree or not
+        return (ws / path).resolve()
+
+    by_winner = {(where(d["path"]), where(d["related"][0]["path"])): d["message"] for d in found}
+    project_skill = ws / ".agents" / "skills" / "review" / "SKILL.md"
+    a_skill = ws / "a" / ".pi" / "skills" / "review" / "SKILL.md"
     assert set(by_winner) == {
-        (str(user_skill), ".agents/skills/review/SKILL.md"),
-        (str(user_skill), "a/.pi/skills/review/SKILL.md"),
-        (".agents/skills/review/SKILL.md", "a/.pi/skills/review/SKILL.md"),
+        (user_skill, project_skill),
+        (user_skill, a_skill),
+        (project_skill, a_skill),
     }
     # the root and b see the same collision: one finding naming both
-    assert by_winner[(str(user_skill), ".agents/skills/review/SKILL.md")].endswith(
+    assert by_winner[(user_skill, project_skill)].endswith(
         "in the working directories `.` and `b`."
     )
-    assert by_winner[(str(user_skill), "a/.pi/skills/review/SKILL.md")].endswith(
-        "in the working directory `a`."
-    )
+    assert by_winner[(user_skill, a_skill)].endswith("in the working directory `a`.")
+    assert by_winner[(project_skill, a_skill)].endswith("in the working directory `a`.")
