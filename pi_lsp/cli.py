@@ -159,10 +159,12 @@ def _add_approve_options(parser: argparse.ArgumentParser, *, approve: str, no_ap
 def _run_serve_command(opts: argparse.Namespace) -> int:
     import logging
 
+    from pi_lsp.agent.providers.secret import redact_log_output
     from pi_lsp.server.server import serve_stdio, serve_tcp
 
     if opts.log_file:
         logging.basicConfig(filename=opts.log_file, level=logging.INFO)
+    redact_log_output()  # no provider key or header value reaches the log file or stderr
     if opts.tcp:
         serve_tcp(opts.host, opts.port)
     else:

@@ -24,6 +24,7 @@ from typing import Any
 from pi_lsp.agent import events
 from pi_lsp.agent.model_api import ModelInfo, ModelRequest, Provider, ThinkingLevel
 from pi_lsp.agent.output_budget import request_max_tokens
+from pi_lsp.agent.providers.secret import redactor_for
 from pi_lsp.agent.tool_runner import (
     AfterToolCall,
     BeforeToolCall,
@@ -277,7 +278,7 @@ async def stream_assistant_response(
         final = _cut_off(partial, config.model)
     except _ProviderFailed as exc:
         aborted = signal is not None and signal.aborted
-        final = failure_message(config.model, str(exc), aborted=aborted)
+        final = failure_message(config.model, redactor_for(request)(str(exc)), aborted=aborted)
     if final is None:
         aborted = signal is not None and signal.aborted
         final = (
@@ -323,7 +324,7 @@ async def collect_response(
         return _cut_off(partial, request.model), {}
     except _ProviderFailed as exc:
         aborted = signal is not None and signal.aborted
-        return failure_message(request.model, str(exc), aborted=aborted), {}
+        return failure_message(request.model, redactor_for(request)(str(exc)), aborted=aborted), {}
     if signal is not None and signal.aborted:
         return _cut_off(partial, request.model), {}
     return failure_message(request.model, NO_FINAL_EVENT_MESSAGE, aborted=False), {}

@@ -46,6 +46,7 @@ from pi_lsp.agent.providers.config import (
     resolve_model,
 )
 from pi_lsp.agent.providers.registry import provider_for
+from pi_lsp.agent.providers.secret import KNOWN_SECRETS
 from pi_lsp.agent.session_agent import (
     COMPACTION_IN_PROGRESS,
     NEEDS_STREAMING_BEHAVIOR,
@@ -534,7 +535,7 @@ class ChatSessions:
             except JsonRpcException:
                 raise
             except Exception as error:
-                raise failed(f"{CHAT}: {error}") from error
+                raise failed(f"{CHAT}: {KNOWN_SECRETS(str(error))}") from error
             finally:
                 stream.close()
                 held.stream = None
@@ -544,6 +545,13 @@ class ChatSessions:
         result["text"] = _text_of(last) if last is not None else ""
         if last is not None and isinstance(last.get("errorMessage"), str):
             result["errorMessage"] = last["errorMessage"]
+            log.warning(
+                "%s: session %s turn %d ended with an error: %s",
+                CHAT,
+                held.session_id,
+                held.turn,
+                last["errorMessage"],
+            )
         result["leafId"] = held.session.leaf_id
         return result
 

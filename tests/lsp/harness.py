@@ -29,13 +29,16 @@ async def start_client(
     root: Path | None = None,
     options: dict[str, Any] | None = None,
     start: bool = True,
+    serve_args: tuple[str, ...] = (),
 ) -> LanguageClient:
     """A started, initialized client on ``tmp/ws`` (or ``root``) with ``tmp/agent`` as agent dir.
 
-    With ``start=False`` the client is connected but not initialized (to set it up first).
+    With ``start=False`` the client is connected but not initialized (to set it up first);
+    ``serve_args`` are added to ``pi-lsp serve`` (``--log-file``).
     """
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "pi_lsp", "serve"], server_env=server_env(tmp)
+        server_command=[sys.executable, "-m", "pi_lsp", "serve", *serve_args],
+        server_env=server_env(tmp),
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)

@@ -28,7 +28,7 @@ import httpx
 from pi_lsp.agent.model_api import ModelInfo, ModelRequest
 from pi_lsp.agent.providers.assistant import AssistantBuilder, Event, StopReason
 from pi_lsp.agent.providers.errors import stream_error_message
-from pi_lsp.agent.providers.secret import redact
+from pi_lsp.agent.providers.secret import redactor_for
 from pi_lsp.agent.providers.transform import sanitize, transform_messages
 from pi_lsp.agent.providers.transport import (
     ABORTED_MESSAGE,
@@ -410,7 +410,7 @@ class AnthropicMessagesProvider:
         self, request: ModelRequest, signal: AbortSignal | None = None
     ) -> AsyncIterator[dict[str, Any]]:
         builder = AssistantBuilder(request.model)
-        key = request.api_key
+        mask = redactor_for(request)  # a server may echo the key or a header back
         race = AbortRace(signal)
         reader = _EventReader(builder)
         try:
@@ -439,17 +439,17 @@ class AnthropicMessagesProvider:
                         break
         except (Aborted, HttpFailure, httpx.HTTPError) as failure:
             reason, message, retry_after = failure_reason(failure, race.aborted)
-            yield builder.error(reason, redact(message, key), retry_after_ms=retry_after)
+            yield builder.error(reason, mask(message), retry_after_ms=retry_after)
             return
         finally:
             await race.aclose()
         if race.aborted:
             yield builder.error("aborted", ABORTED_MESSAGE)
         elif reader.stream_error is not None:
-            yield builder.error("error", redact(reader.stream_error, key))
+            yield builder.error("error", mask(reader.stream_error))
         elif not reader.stop_seen and not reader.message_stopped:
             yield builder.error("error", NO_MESSAGE_STOP_MESSAGE)
         elif reader.stop_error is not None:
-            yield builder.error("error", reader.stop_error)
+            yield builder.error("error", mask(reader.stop_error))
         else:
             yield builder.done()

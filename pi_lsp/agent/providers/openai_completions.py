@@ -31,7 +31,7 @@ import httpx
 from pi_lsp.agent.model_api import ModelInfo, ModelRequest
 from pi_lsp.agent.providers.assistant import AssistantBuilder, Event, StopReason
 from pi_lsp.agent.providers.errors import stream_error_message
-from pi_lsp.agent.providers.secret import redact
+from pi_lsp.agent.providers.secret import redactor_for
 from pi_lsp.agent.providers.transform import sanitize, transform_messages
 from pi_lsp.agent.providers.transport import (
     ABORTED_MESSAGE,
@@ -545,7 +545,7 @@ class OpenAICompletionsProvider:
         self, request: ModelRequest, signal: AbortSignal | None = None
     ) -> AsyncIterator[dict[str, Any]]:
         builder = AssistantBuilder(request.model)
-        key = request.api_key
+        mask = redactor_for(request)  # a server may echo the key or a header back
         race = AbortRace(signal)
         reader = _ChunkReader(builder, request.model)
         try:
@@ -579,7 +579,7 @@ class OpenAICompletionsProvider:
                         break
         except (Aborted, HttpFailure, httpx.HTTPError) as failure:
             reason, message, retry_after = failure_reason(failure, race.aborted)
-            yield builder.error(reason, redact(message, key), retry_after_ms=retry_after)
+            yield builder.error(reason, mask(message), retry_after_ms=retry_after)
             return
         finally:
             await race.aclose()
@@ -588,10 +588,10 @@ class OpenAICompletionsProvider:
         if race.aborted:
             yield builder.error("aborted", ABORTED_MESSAGE)
         elif reader.stream_error is not None:
-            yield builder.error("error", redact(reader.stream_error, key))
+            yield builder.error("error", mask(reader.stream_error))
         elif not reader.finish_seen:
             yield builder.error("error", NO_FINISH_REASON_MESSAGE)
         elif reader.finish_error is not None:
-            yield builder.error("error", reader.finish_error)
+            yield builder.error("error", mask(reader.finish_error))
         else:
             yield builder.done()
