@@ -6,8 +6,14 @@ model catalogue (the ``MODELS`` table of ``@earendil-works/pi-ai``), in Pi's ord
 them only to tell which provider a bare ``--model`` id belongs to, as Pi does; a built-in
 provider still accepts any id given with ``--provider`` or ``provider/id``.
 
-To refresh it after a Pi upgrade, print that table's ids for the same providers with the
-oracle's Node.js (``../shared/oracle``) and replace the file.
+The file is generated, never edited by hand::
+
+    npm install --prefix DIR @earendil-works/pi-ai@0.85.0
+    .venv/bin/python scripts/generate_model_catalogue.py --pi-home DIR
+
+(``--pi-home`` defaults to ``$PI_ORACLE_HOME`` or ``~/.cache/pi-oracle``). The script insists
+on pi-ai 0.85.0 itself: Pi's ``pi`` command carries the pi-ai of its own version, while the
+pi-ai npm installs beside it may be a later release with other models (the oracle's is 0.85.1).
 """
 
 from __future__ import annotations
