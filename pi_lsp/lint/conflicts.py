@@ -113,17 +113,6 @@ def _finding(
     )
 
 
-def _opposed(a: Instruction, b: Instruction) -> bool:
-    """Never vs always (or a plain imperative) on the same action."""
-    if a.action != b.action or len(a.action.split()) < _MIN_ACTION_WORDS:
-        return False
-    polarities = {a.polarity, b.polarity}
-    if "never" not in polarities or polarities == {"never"}:
-        return False
-    other = b if a.polarity == "never" else a
-    return other.polarity == "always" or other.directive
-
-
 @lru_cache(maxsize=512)
 def _instructions_of(path: str, text: str) -> tuple[Instruction, ...]:
     """Instructions of one file, parsed once per content (files load in many chains)."""
@@ -138,37 +127,96 @@ def _place(chain: Sequence[tuple[str, str]]) -> list[_Placed]:
     return placed
 
 
-def _conflicts(placed: list[_Placed]) -> list[Finding]:
+class _ChoiceIndex:
+    """The earliest instruction that made each choice, so a later choice finds what it
+    contradicts by key instead of by comparing with every earlier instruction."""
+
+    def __init__(self) -> None:
+        #: (dimension, group) -> the first instruction preferring each value, in that order
+        self._preferred: dict[tuple[str, str], dict[str, int]] = {}
+        #: (dimension, value) -> the first instruction preferring / rejecting that value
+        self._prefer_value: dict[tuple[str, str], int] = {}
+        self._reject_value: dict[tuple[str, str], int] = {}
+
+    def earliest_contradicting(self, new: Choice) -> int | None:
+        """The position (in adding order) of the first instruction contradicting ``new``."""
+        key = (new.dimension, new.value)
+        if new.stance == "reject":
+            return self._prefer_value.get(key)
+        candidates = [self._reject_value.get(key)]
+        # the first preference of another value in the same group: at most one value comes
+        # before the first preference of a different one
+        for value, position in self._preferred.get((new.dimension, new.group), {}).items():
+            if value != new.value:
+                candidates.append(position)
+                break
+        found = [c for c in candidates if c is not None]
+        return min(found) if found else None
+
+    def add(self, position: int, choices: Sequence[Choice]) -> None:
+        for choice in choices:
+            key = (choice.dimension, choice.value)
+            if choice.stance == "reject":
+                self._reject_value.setdefault(key, position)
+                continue
+            self._prefer_value.setdefault(key, position)
+            self._preferred.setdefault((choice.dimension, choice.group), {}).setdefault(
+                choice.value, position
+            )
+
+
+def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
+    """Each instruction against the earliest earlier one it contradicts, per dimension."""
     findings: list[Finding] = []
-    #: (later, earlier) pairs already reported: one finding per pair, not one per detector
-    paired: set[tuple[int, int]] = set()
     with_choices = [p for p in placed if p.instruction.choices]
-    for index, later in enumerate(with_choices):
+    index = _ChoiceIndex()
+    for position, later in enumerate(with_choices):
         reported: set[str] = set()
         for new in later.instruction.choices:
             if new.dimension in reported:
                 continue
-            for earlier in with_choices[:index]:
-                old = next(
-                    (c for c in earlier.instruction.choices if contradicts(new, c)),
-                    None,
-                )
-                if old is not None:
-                    findings.append(_choice_finding(later, earlier, new, old))
-                    reported.add(new.dimension)
-                    paired.add((later.order, earlier.order))
-                    break
-    by_action: dict[str, list[_Placed]] = {}
-    for item in placed:
-        by_action.setdefault(item.instruction.action, []).append(item)
-    for items in by_action.values():
-        for index, later in enumerate(items):
-            earlier_match = next(
-                (e for e in items[:index] if _opposed(e.instruction, later.instruction)), None
-            )
-            if earlier_match is not None and (later.order, earlier_match.order) not in paired:
-                findings.append(_polarity_finding(later, earlier_match))
+            at = index.earliest_contradicting(new)
+            if at is not None:
+                earlier = with_choices[at]
+                old = next(c for c in earlier.instruction.choices if contradicts(new, c))
+                findings.append(_choice_finding(later, earlier, new, old))
+                reported.add(new.dimension)
+                paired.add((later.order, earlier.order))
+        index.add(position, later.instruction.choices)
     return findings
+
+
+def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
+    """Never against an earlier always (or plain imperative) on the same action, and back."""
+    found: list[tuple[int, int, Finding]] = []
+    #: action -> its rank (order of first appearance): findings come grouped by action
+    rank: dict[str, int] = {}
+    #: action -> the first "never" instruction, and the first that does it (always/imperative)
+    first_never: dict[str, _Placed] = {}
+    first_doing: dict[str, _Placed] = {}
+    for later in placed:
+        instruction = later.instruction
+        action = instruction.action
+        if len(action.split()) < _MIN_ACTION_WORDS:
+            continue
+        rank.setdefault(action, len(rank))
+        never = instruction.polarity == "never"
+        doing = not never and (instruction.polarity == "always" or instruction.directive)
+        earlier = first_doing.get(action) if never else first_never.get(action) if doing else None
+        if earlier is not None and (later.order, earlier.order) not in paired:
+            found.append((rank[action], later.order, _polarity_finding(later, earlier)))
+        if never:
+            first_never.setdefault(action, later)
+        elif doing:
+            first_doing.setdefault(action, later)
+    return [finding for _, _, finding in sorted(found, key=lambda f: f[:2])]
+
+
+def _conflicts(placed: list[_Placed]) -> list[Finding]:
+    #: (later, earlier) pairs already reported: one finding per pair, not one per detector
+    paired: set[tuple[int, int]] = set()
+    choice_findings = _choice_conflicts(placed, paired)
+    return choice_findings + _polarity_conflicts(placed, paired)
 
 
 def _duplicates(placed: list[_Placed]) -> list[Finding]:
