@@ -14,6 +14,11 @@
 * ``duplicate-instruction``, severity ``information``: the same sentence (normalized, at least
   four words) in two loaded files; reported on each later copy, pointing at the first.
 
+A file longer than :data:`INSTRUCTION_BUDGET` characters is read for instructions up to the
+last line break within the budget, and ``instructions-not-checked`` (``information``) says
+where the check stopped: the cost of the check grows with the text, and a file that size
+already fills a model's window.
+
 Each later instruction is reported once per dimension it contradicts, so a file that repeats
 ``npm`` in ten commands does not produce ten findings for one ``use pnpm``, and once per
 earlier instruction: "never use tabs" after "always use tabs" is one choice conflict, not
@@ -29,11 +34,15 @@ from functools import lru_cache
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.instructions import Instruction, extract_instructions
-from pi_lsp.resources.model import Finding, RelatedLocation, Severity
+from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 
 CONFLICT = "conflicting-instructions"
 CONFLICT_IN_FILE = "conflicting-instructions-in-file"
 DUPLICATE = "duplicate-instruction"
+NOT_CHECKED = "instructions-not-checked"
+
+#: Characters of one context file read for instructions (512 KiB of text, ~130k tokens).
+INSTRUCTION_BUDGET = 512 * 1024
 
 _MIN_DUPLICATE_WORDS = 4
 _MIN_ACTION_WORDS = 3
@@ -119,12 +128,43 @@ def _instructions_of(path: str, text: str) -> tuple[Instruction, ...]:
     return tuple(extract_instructions(path, text))
 
 
-def _place(chain: Sequence[tuple[str, str]]) -> list[_Placed]:
+def checked_part(text: str, budget: int = INSTRUCTION_BUDGET) -> str:
+    """The part of ``text`` read for instructions: all of it, or up to the last line break
+    within ``budget`` characters."""
+    if len(text) <= budget:
+        return text
+    cut = text.rfind("\n", 0, budget)
+    return text[: cut + 1] if cut >= 0 else text[:budget]
+
+
+def _not_checked(path: str, text: str, checked: str, budget: int) -> Finding:
+    line = checked.count("\n")
+    rest = len(text) - len(checked)
+    return Finding(
+        SourceRange(path, line, 0, line, 0),
+        "information",
+        NOT_CHECKED,
+        f"Instructions are checked in the first {_size(budget)} of a context file only (the "
+        f"instruction budget): the last {_size(rest)}, from line {line + 1} on, were not "
+        "checked for conflicts or duplicates. Pi still sends the whole file to the model.",
+        data={"budget": budget, "unchecked": rest},
+    )
+
+
+def _size(characters: int) -> str:
+    return f"{characters / 1024:,.0f} KiB" if characters >= 1024 else f"{characters} characters"
+
+
+def _place(chain: Sequence[tuple[str, str]], budget: int) -> tuple[list[_Placed], list[Finding]]:
     placed: list[_Placed] = []
+    over_budget: list[Finding] = []
     for file_index, (path, text) in enumerate(chain):
-        for instruction in _instructions_of(path, text):
+        checked = checked_part(text, budget)
+        if checked is not text:
+            over_budget.append(_not_checked(path, text, checked, budget))
+        for instruction in _instructions_of(path, checked):
             placed.append(_Placed(len(placed), file_index, instruction))
-    return placed
+    return placed, over_budget
 
 
 class _ChoiceIndex:
@@ -243,7 +283,10 @@ def _duplicates(placed: list[_Placed]) -> list[Finding]:
     return findings
 
 
-def find_conflicts(chain: Sequence[tuple[str, str]]) -> list[Finding]:
-    """Conflicts and duplicates among ``chain``'s files (``(path, text)`` in prompt order)."""
-    placed = _place(chain)
-    return _conflicts(placed) + _duplicates(placed)
+def find_conflicts(
+    chain: Sequence[tuple[str, str]], budget: int = INSTRUCTION_BUDGET
+) -> list[Finding]:
+    """Conflicts and duplicates among ``chain``'s files (``(path, text)`` in prompt order),
+    each file read up to ``budget`` characters."""
+    placed, over_budget = _place(chain, budget)
+    return _conflicts(placed) + _duplicates(placed) + over_budget
