@@ -17,7 +17,10 @@
 A file longer than :data:`INSTRUCTION_BUDGET` characters is read for instructions up to the
 last line break within the budget, and ``instructions-not-checked`` (``information``) says
 where the check stopped: the cost of the check grows with the text, and a file that size
-already fills a model's window.
+already fills a model's window. Given a time budget (the language server gives one), a file
+whose instructions take longer to read is left out of the checks, and
+``instructions-out-of-time`` (``warning``) on it names the budget: one file never holds up
+the diagnostics of the others.
 
 Each later instruction is reported once per dimension it contradicts, so a file that repeats
 ``npm`` in ten commands does not produce ten findings for one ``use pnpm``, and once per
@@ -33,13 +36,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
-from pi_lsp.lint.instructions import Instruction, extract_instructions
+from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 
 CONFLICT = "conflicting-instructions"
 CONFLICT_IN_FILE = "conflicting-instructions-in-file"
 DUPLICATE = "duplicate-instruction"
 NOT_CHECKED = "instructions-not-checked"
+OUT_OF_TIME = "instructions-out-of-time"
 
 #: Characters of one context file read for instructions (512 KiB of text, ~130k tokens).
 INSTRUCTION_BUDGET = 512 * 1024
@@ -123,9 +127,13 @@ def _finding(
 
 
 @lru_cache(maxsize=512)
-def _instructions_of(path: str, text: str) -> tuple[Instruction, ...]:
-    """Instructions of one file, parsed once per content (files load in many chains)."""
-    return tuple(extract_instructions(path, text))
+def _instructions_of(path: str, text: str, seconds: float | None) -> tuple[Instruction, ...] | None:
+    """Instructions of one file, parsed once per content (files load in many chains); ``None``
+    when reading them took longer than ``seconds`` (remembered too, so it is paid once)."""
+    try:
+        return tuple(extract_instructions(path, text, seconds))
+    except OutOfTime:
+        return None
 
 
 def checked_part(text: str, budget: int = INSTRUCTION_BUDGET) -> str:
@@ -151,18 +159,38 @@ def _not_checked(path: str, text: str, checked: str, budget: int) -> Finding:
     )
 
 
+def _out_of_time(path: str, seconds: float) -> Finding:
+    budget = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:g} s"
+    return Finding(
+        SourceRange(path),
+        "warning",
+        OUT_OF_TIME,
+        f"pi-lsp stopped reading this file after {budget} (its time budget per file): its "
+        "instructions are left out of the conflict and duplicate checks. Pi still sends the "
+        "whole file to the model.",
+        data={"seconds": seconds},
+    )
+
+
 def _size(characters: int) -> str:
     return f"{characters / 1024:,.0f} KiB" if characters >= 1024 else f"{characters} characters"
 
 
-def _place(chain: Sequence[tuple[str, str]], budget: int) -> tuple[list[_Placed], list[Finding]]:
+def _place(
+    chain: Sequence[tuple[str, str]], budget: int, seconds: float | None
+) -> tuple[list[_Placed], list[Finding]]:
     placed: list[_Placed] = []
     over_budget: list[Finding] = []
     for file_index, (path, text) in enumerate(chain):
         checked = checked_part(text, budget)
         if checked is not text:
             over_budget.append(_not_checked(path, text, checked, budget))
-        for instruction in _instructions_of(path, checked):
+        instructions = _instructions_of(path, checked, seconds)
+        if instructions is None:
+            assert seconds is not None
+            over_budget.append(_out_of_time(path, seconds))
+            continue
+        for instruction in instructions:
             placed.append(_Placed(len(placed), file_index, instruction))
     return placed, over_budget
 
@@ -284,9 +312,12 @@ def _duplicates(placed: list[_Placed]) -> list[Finding]:
 
 
 def find_conflicts(
-    chain: Sequence[tuple[str, str]], budget: int = INSTRUCTION_BUDGET
+    chain: Sequence[tuple[str, str]],
+    budget: int = INSTRUCTION_BUDGET,
+    seconds: float | None = None,
 ) -> list[Finding]:
     """Conflicts and duplicates among ``chain``'s files (``(path, text)`` in prompt order),
-    each file read up to ``budget`` characters."""
-    placed, over_budget = _place(chain, budget)
+    each file read up to ``budget`` characters and, with ``seconds``, for at most that long
+    (a file that takes longer is left out, with a finding that says so)."""
+    placed, over_budget = _place(chain, budget, seconds)
     return _conflicts(placed) + _duplicates(placed) + over_budget

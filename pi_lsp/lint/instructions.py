@@ -18,6 +18,7 @@ file as given, the range covering the sentence's text.
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
@@ -252,9 +253,14 @@ def _blank_asides(plain: _Plain) -> tuple[str, str]:
     return "".join(readable), "".join(masked)
 
 
+class OutOfTime(Exception):
+    """Reading a file's instructions passed its deadline."""
+
+
 class _Extractor:
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, deadline: float | None = None) -> None:
         self.path = path
+        self.deadline = deadline
         self.source = _blank_frontmatter(text)
         self.lines = self.source.split("\n")
         self.out: list[Instruction] = []
@@ -268,6 +274,7 @@ class _Extractor:
         in_table = 0
         index = 0
         while index < len(tokens):
+            self._check_time()
             token = tokens[index]
             if token.type == "heading_open":
                 self._heading(token, tokens[index + 1])
@@ -303,6 +310,10 @@ class _Extractor:
             index += 1
         return self.out
 
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime(self.path)
+
     def _heading(self, token: Token, inline: Token) -> None:
         level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
         while self.headings and self.headings[-1][0] >= level:
@@ -324,6 +335,7 @@ class _Extractor:
         readable, masked = _blank_asides(plain)
         section_override = self.section_override
         for begin, end in _sentences(plain.text):
+            self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
         if token.level > 1:  # an override inside a list item covers that item only
             self.section_override = section_override
@@ -385,6 +397,10 @@ class _Extractor:
         )
 
 
-def extract_instructions(path: str, text: str) -> list[Instruction]:
-    """The instructions of one context file, in file order."""
-    return _Extractor(path, text).run()
+def extract_instructions(path: str, text: str, seconds: float | None = None) -> list[Instruction]:
+    """The instructions of one context file, in file order.
+
+    With ``seconds``, reading stops with :class:`OutOfTime` once it has taken longer.
+    """
+    deadline = None if seconds is None else time.monotonic() + seconds
+    return _Extractor(path, text, deadline).run()
