@@ -360,12 +360,15 @@ def _hits(text: str) -> list[_Hit]:
                 value = spec.name.format(match.group(1)) if match.groups() else spec.name
                 hits.append(_Hit(dimension, value, match.start(), match.end(), spec.group))
     hits.sort(key=lambda h: (h.start, -h.end))
-    # drop hits nested in an earlier, longer hit of the same dimension
+    # drop hits nested in an earlier, longer hit of the same dimension: sorted by start, a hit
+    # is nested when it starts before the furthest end kept so far for its dimension
     kept: list[_Hit] = []
+    kept_end: dict[str, int] = {}
     for hit in hits:
-        if any(k.dimension is hit.dimension and k.start <= hit.start < k.end for k in kept):
+        if hit.start < kept_end.get(hit.dimension.name, -1):
             continue
         kept.append(hit)
+        kept_end[hit.dimension.name] = max(kept_end.get(hit.dimension.name, -1), hit.end)
     return kept
 
 

@@ -16,6 +16,14 @@
   block (consecutive sentences repeating consecutive sentences of one earlier file) is one
   finding whose range covers the block.
 
+A file longer than :data:`INSTRUCTION_BUDGET` characters is read for instructions up to the
+last line break within the budget, and ``instructions-not-checked`` (``information``) says
+where the check stopped: the cost of the check grows with the text, and a file that size
+already fills a model's window. Given a time budget (the language server gives one), a file
+whose instructions take longer to read is left out of the checks, and
+``instructions-out-of-time`` (``warning``) on it names the budget: one file never holds up
+the diagnostics of the others.
+
 Each later instruction is reported once per dimension it contradicts, so a file that repeats
 ``npm`` in ten commands does not produce ten findings for one ``use pnpm``, and once per
 earlier instruction: "never use tabs" after "always use tabs" is one choice conflict, not
@@ -30,12 +38,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
-from pi_lsp.lint.instructions import Instruction, extract_instructions
+from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 
 CONFLICT = "conflicting-instructions"
 CONFLICT_IN_FILE = "conflicting-instructions-in-file"
 DUPLICATE = "duplicate-instruction"
+NOT_CHECKED = "instructions-not-checked"
+OUT_OF_TIME = "instructions-out-of-time"
+
+#: Characters of one context file read for instructions (512 KiB of text, ~130k tokens).
+INSTRUCTION_BUDGET = 512 * 1024
 
 _MIN_DUPLICATE_WORDS = 4
 _MIN_ACTION_WORDS = 3
@@ -115,62 +128,165 @@ def _finding(
     )
 
 
-def _opposed(a: Instruction, b: Instruction) -> bool:
-    """Never vs always (or a plain imperative) on the same action."""
-    if a.action != b.action or len(a.action.split()) < _MIN_ACTION_WORDS:
-        return False
-    polarities = {a.polarity, b.polarity}
-    if "never" not in polarities or polarities == {"never"}:
-        return False
-    other = b if a.polarity == "never" else a
-    return other.polarity == "always" or other.directive
-
-
 @lru_cache(maxsize=512)
-def _instructions_of(path: str, text: str) -> tuple[Instruction, ...]:
-    """Instructions of one file, parsed once per content (files load in many chains)."""
-    return tuple(extract_instructions(path, text))
+def _instructions_of(path: str, text: str, seconds: float | None) -> tuple[Instruction, ...] | None:
+    """Instructions of one file, parsed once per content (files load in many chains); ``None``
+    when reading them took longer than ``seconds`` (remembered too, so it is paid once)."""
+    try:
+        return tuple(extract_instructions(path, text, seconds))
+    except OutOfTime:
+        return None
 
 
-def _place(chain: Sequence[tuple[str, str]]) -> list[_Placed]:
+def checked_part(text: str, budget: int = INSTRUCTION_BUDGET) -> str:
+    """The part of ``text`` read for instructions: all of it, or up to the last line break
+    within ``budget`` characters."""
+    if len(text) <= budget:
+        return text
+    cut = text.rfind("\n", 0, budget)
+    return text[: cut + 1] if cut >= 0 else text[:budget]
+
+
+def _not_checked(path: str, text: str, checked: str, budget: int) -> Finding:
+    line = checked.count("\n")
+    rest = len(text) - len(checked)
+    return Finding(
+        SourceRange(path, line, 0, line, 0),
+        "information",
+        NOT_CHECKED,
+        f"Instructions are checked in the first {_size(budget)} of a context file only (the "
+        f"instruction budget): the last {_size(rest)}, from line {line + 1} on, were not "
+        "checked for conflicts or duplicates. Pi still sends the whole file to the model.",
+        data={"budget": budget, "unchecked": rest},
+    )
+
+
+def _out_of_time(path: str, seconds: float) -> Finding:
+    budget = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:g} s"
+    return Finding(
+        SourceRange(path),
+        "warning",
+        OUT_OF_TIME,
+        f"pi-lsp stopped reading this file after {budget} (its time budget per file): its "
+        "instructions are left out of the conflict and duplicate checks. Pi still sends the "
+        "whole file to the model.",
+        data={"seconds": seconds},
+    )
+
+
+def _size(characters: int) -> str:
+    return f"{characters / 1024:,.0f} KiB" if characters >= 1024 else f"{characters} characters"
+
+
+def _place(
+    chain: Sequence[tuple[str, str]], budget: int, seconds: float | None
+) -> tuple[list[_Placed], list[Finding]]:
     placed: list[_Placed] = []
+    over_budget: list[Finding] = []
     for file_index, (path, text) in enumerate(chain):
-        for instruction in _instructions_of(path, text):
+        checked = checked_part(text, budget)
+        if checked is not text:
+            over_budget.append(_not_checked(path, text, checked, budget))
+        instructions = _instructions_of(path, checked, seconds)
+        if instructions is None:
+            assert seconds is not None
+            over_budget.append(_out_of_time(path, seconds))
+            continue
+        for instruction in instructions:
             placed.append(_Placed(len(placed), file_index, instruction))
-    return placed
+    return placed, over_budget
 
 
-def _conflicts(placed: list[_Placed]) -> list[Finding]:
+class _ChoiceIndex:
+    """The earliest instruction that made each choice, so a later choice finds what it
+    contradicts by key instead of by comparing with every earlier instruction."""
+
+    def __init__(self) -> None:
+        #: (dimension, group) -> the first instruction preferring each value, in that order
+        self._preferred: dict[tuple[str, str], dict[str, int]] = {}
+        #: (dimension, value) -> the first instruction preferring / rejecting that value
+        self._prefer_value: dict[tuple[str, str], int] = {}
+        self._reject_value: dict[tuple[str, str], int] = {}
+
+    def earliest_contradicting(self, new: Choice) -> int | None:
+        """The position (in adding order) of the first instruction contradicting ``new``."""
+        key = (new.dimension, new.value)
+        if new.stance == "reject":
+            return self._prefer_value.get(key)
+        candidates = [self._reject_value.get(key)]
+        # the first preference of another value in the same group: at most one value comes
+        # before the first preference of a different one
+        for value, position in self._preferred.get((new.dimension, new.group), {}).items():
+            if value != new.value:
+                candidates.append(position)
+                break
+        found = [c for c in candidates if c is not None]
+        return min(found) if found else None
+
+    def add(self, position: int, choices: Sequence[Choice]) -> None:
+        for choice in choices:
+            key = (choice.dimension, choice.value)
+            if choice.stance == "reject":
+                self._reject_value.setdefault(key, position)
+                continue
+            self._prefer_value.setdefault(key, position)
+            self._preferred.setdefault((choice.dimension, choice.group), {}).setdefault(
+                choice.value, position
+            )
+
+
+def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
+    """Each instruction against the earliest earlier one it contradicts, per dimension."""
     findings: list[Finding] = []
-    #: (later, earlier) pairs already reported: one finding per pair, not one per detector
-    paired: set[tuple[int, int]] = set()
     with_choices = [p for p in placed if p.instruction.choices]
-    for index, later in enumerate(with_choices):
+    index = _ChoiceIndex()
+    for position, later in enumerate(with_choices):
         reported: set[str] = set()
         for new in later.instruction.choices:
             if new.dimension in reported:
                 continue
-            for earlier in with_choices[:index]:
-                old = next(
-                    (c for c in earlier.instruction.choices if contradicts(new, c)),
-                    None,
-                )
-                if old is not None:
-                    findings.append(_choice_finding(later, earlier, new, old))
-                    reported.add(new.dimension)
-                    paired.add((later.order, earlier.order))
-                    break
-    by_action: dict[str, list[_Placed]] = {}
-    for item in placed:
-        by_action.setdefault(item.instruction.action, []).append(item)
-    for items in by_action.values():
-        for index, later in enumerate(items):
-            earlier_match = next(
-                (e for e in items[:index] if _opposed(e.instruction, later.instruction)), None
-            )
-            if earlier_match is not None and (later.order, earlier_match.order) not in paired:
-                findings.append(_polarity_finding(later, earlier_match))
+            at = index.earliest_contradicting(new)
+            if at is not None:
+                earlier = with_choices[at]
+                old = next(c for c in earlier.instruction.choices if contradicts(new, c))
+                findings.append(_choice_finding(later, earlier, new, old))
+                reported.add(new.dimension)
+                paired.add((later.order, earlier.order))
+        index.add(position, later.instruction.choices)
     return findings
+
+
+def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
+    """Never against an earlier always (or plain imperative) on the same action, and back."""
+    found: list[tuple[int, int, Finding]] = []
+    #: action -> its rank (order of first appearance): findings come grouped by action
+    rank: dict[str, int] = {}
+    #: action -> the first "never" instruction, and the first that does it (always/imperative)
+    first_never: dict[str, _Placed] = {}
+    first_doing: dict[str, _Placed] = {}
+    for later in placed:
+        instruction = later.instruction
+        action = instruction.action
+        if len(action.split()) < _MIN_ACTION_WORDS:
+            continue
+        rank.setdefault(action, len(rank))
+        never = instruction.polarity == "never"
+        doing = not never and (instruction.polarity == "always" or instruction.directive)
+        earlier = first_doing.get(action) if never else first_never.get(action) if doing else None
+        if earlier is not None and (later.order, earlier.order) not in paired:
+            found.append((rank[action], later.order, _polarity_finding(later, earlier)))
+        if never:
+            first_never.setdefault(action, later)
+        elif doing:
+            first_doing.setdefault(action, later)
+    return [finding for _, _, finding in sorted(found, key=lambda f: f[:2])]
+
+
+def _conflicts(placed: list[_Placed]) -> list[Finding]:
+    #: (later, earlier) pairs already reported: one finding per pair, not one per detector
+    paired: set[tuple[int, int]] = set()
+    choice_findings = _choice_conflicts(placed, paired)
+    return choice_findings + _polarity_conflicts(placed, paired)
 
 
 @dataclass(slots=True)
@@ -251,7 +367,13 @@ def _duplicates(placed: list[_Placed]) -> list[Finding]:
     return findings
 
 
-def find_conflicts(chain: Sequence[tuple[str, str]]) -> list[Finding]:
-    """Conflicts and duplicates among ``chain``'s files (``(path, text)`` in prompt order)."""
-    placed = _place(chain)
-    return _conflicts(placed) + _duplicates(placed)
+def find_conflicts(
+    chain: Sequence[tuple[str, str]],
+    budget: int = INSTRUCTION_BUDGET,
+    seconds: float | None = None,
+) -> list[Finding]:
+    """Conflicts and duplicates among ``chain``'s files (``(path, text)`` in prompt order),
+    each file read up to ``budget`` characters and, with ``seconds``, for at most that long
+    (a file that takes longer is left out, with a finding that says so)."""
+    placed, over_budget = _place(chain, budget, seconds)
+    return _conflicts(placed) + _duplicates(placed) + over_budget

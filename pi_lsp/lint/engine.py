@@ -36,14 +36,17 @@ class LintConfig:
     settings: LintSettings = field(default_factory=LintSettings)
     #: rule name or code -> severity, or "off" to silence it
     severities: Mapping[str, str] = field(default_factory=dict)
+    #: seconds one context file may take to be read for instructions (None: no limit)
+    file_seconds: float | None = None
 
 
-def instruction_findings(resources: Resources) -> list[Finding]:
-    """Conflicting and duplicate instructions among the context files that load together."""
+def instruction_findings(resources: Resources, seconds: float | None = None) -> list[Finding]:
+    """Conflicting and duplicate instructions among the context files that load together,
+    each file read for at most ``seconds`` (``None``: no limit)."""
     from pi_lsp.lint.conflicts import find_conflicts
 
     chain = [(f.path, f.content) for f in resources.context_files.files]
-    return list(find_conflicts(chain)) if len(chain) else []
+    return list(find_conflicts(chain, seconds=seconds)) if len(chain) else []
 
 
 def _diagnostic(finding: Finding, config: LintConfig) -> Diagnostic | None:
@@ -63,7 +66,7 @@ def lint_resources(resources: Resources, config: LintConfig | None = None) -> li
     findings = [
         *resources.findings,
         *run_checks(resources, config.settings),
-        *instruction_findings(resources),
+        *instruction_findings(resources, config.file_seconds),
     ]
     diagnostics = [d for f in findings if (d := _diagnostic(f, config)) is not None]
     return merge_working_directories([(resources.cwd, diagnostics)], resources.cwd)

@@ -18,6 +18,8 @@ file as given, the range covering the sentence's text.
 from __future__ import annotations
 
 import re
+import time
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
@@ -56,9 +58,11 @@ class Instruction:
 _EXAMPLE_HEADING = re.compile(
     r"\b(?:examples?|samples?|sample output|templates?|anti-?patterns?)\b", re.I
 )
+#: words of a lead-in that introduces an example; the lead-in ends with ":" and the word
+#: comes after the colon before that one
 _EXAMPLE_LEAD = re.compile(
-    r"(?:\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b|\blike this\b|\bexamples?\b|"
-    r"\bsample\b|\bbad\b|\bwrong\b|\bincorrect\b|\bdon'?t do this\b)[^:]*:\s*$",
+    r"\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b|\blike this\b|\bexamples?\b|"
+    r"\bsample\b|\bbad\b|\bwrong\b|\bincorrect\b|\bdon'?t do this\b",
     re.I,
 )
 _EXAMPLE_SENTENCE = re.compile(
@@ -83,6 +87,8 @@ _INLINE = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+\S)|\n(?=\s*\n)")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp)|\.\.)\.?$", re.I)
+#: characters before a full stop that can hold an abbreviation ("approx." is the longest)
+_ABBREVIATION_WINDOW = 16
 _POLARITY_WORDS = re.compile(
     r"^(?:(?:please|you|we|always|never|must|should|shall|make sure to|be sure to|ensure you|"
     r"do not|don'?t|must not|mustn'?t|should not|shouldn'?t|never ever|avoid|remember to|"
@@ -116,10 +122,10 @@ def _plain(content: str) -> _Plain:
     origin: list[int] = []
 
     def keep(start: int, end: int, *, code: bool = False) -> None:
-        for index in range(start, end):
-            text.append(content[index])
-            masked.append(CODE_MASK if code else content[index])
-            origin.append(index)
+        piece = content[start:end]
+        text.append(piece)
+        masked.append(CODE_MASK * len(piece) if code else piece)
+        origin.extend(range(start, end))
 
     position = 0
     for match in _INLINE.finditer(content):
@@ -133,6 +139,16 @@ def _plain(content: str) -> _Plain:
         position = match.end()
     keep(position, len(content))
     return _Plain("".join(text), "".join(masked), tuple(origin))
+
+
+def _introduces_example(text: str) -> bool:
+    """Whether ``text`` ends with a lead-in to an example ("For example:", "Bad:")."""
+    stripped = text.rstrip()
+    if not stripped.endswith(":"):
+        return False
+    colon = len(stripped) - 1
+    previous = stripped.rfind(":", 0, colon)
+    return _EXAMPLE_LEAD.search(stripped, previous + 1, colon) is not None
 
 
 def _normalize(text: str) -> str:
@@ -182,9 +198,7 @@ class _Locator:
             offset += len(part) + 1
 
     def position(self, offset: int) -> tuple[int, int]:
-        k = 0
-        while k + 1 < len(self.starts) and self.starts[k + 1] <= offset:
-            k += 1
+        k = max(bisect_right(self.starts, offset) - 1, 0)
         return self.first_line + k, self.columns[k] + offset - self.starts[k]
 
 
@@ -192,8 +206,11 @@ def _sentences(plain: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(plain):
-        if _ABBREVIATION.search(plain[start : match.start() + 1]) and not match.group(0).startswith(
-            "\n"
+        # the abbreviation sits right before the full stop: look at a short window there, not
+        # at the whole text since the sentence began (many abbreviations in a row)
+        tail = max(start, match.start() - _ABBREVIATION_WINDOW)
+        if not match.group(0).startswith("\n") and _ABBREVIATION.search(
+            plain, tail, match.start() + 1
         ):
             continue
         spans.append((start, match.end()))
@@ -221,9 +238,29 @@ def _clauses(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _blank_asides(plain: _Plain) -> tuple[str, str]:
+    """The readable and masked text with every "(e.g. …)" aside replaced by spaces."""
+    readable: list[str] = []
+    masked: list[str] = []
+    position = 0
+    for aside in _ASIDE.finditer(plain.masked):
+        blank = " " * (aside.end() - aside.start())
+        readable += (plain.text[position : aside.start()], blank)
+        masked += (plain.masked[position : aside.start()], blank)
+        position = aside.end()
+    readable.append(plain.text[position:])
+    masked.append(plain.masked[position:])
+    return "".join(readable), "".join(masked)
+
+
+class OutOfTime(Exception):
+    """Reading a file's instructions passed its deadline."""
+
+
 class _Extractor:
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, deadline: float | None = None) -> None:
         self.path = path
+        self.deadline = deadline
         self.source = _blank_frontmatter(text)
         self.lines = self.source.split("\n")
         self.out: list[Instruction] = []
@@ -237,6 +274,7 @@ class _Extractor:
         in_table = 0
         index = 0
         while index < len(tokens):
+            self._check_time()
             token = tokens[index]
             if token.type == "heading_open":
                 self._heading(token, tokens[index + 1])
@@ -272,6 +310,10 @@ class _Extractor:
             index += 1
         return self.out
 
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime(self.path)
+
     def _heading(self, token: Token, inline: Token) -> None:
         level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
         while self.headings and self.headings[-1][0] >= level:
@@ -287,18 +329,14 @@ class _Extractor:
         if token.map is None:
             return False
         plain = _plain(token.content)
-        if _EXAMPLE_LEAD.search(plain.text.rstrip()):
+        if _introduces_example(plain.text):
             return True
         locator = _Locator(self.lines, token.map[0], token.content)
-        readable, masked = list(plain.text), list(plain.masked)
-        for aside in _ASIDE.finditer(plain.masked):
-            for i in range(aside.start(), aside.end()):
-                readable[i] = masked[i] = " "
+        readable, masked = _blank_asides(plain)
         section_override = self.section_override
         for begin, end in _sentences(plain.text):
-            self._sentence(
-                plain, "".join(readable), "".join(masked), (begin, end), locator, token.content
-            )
+            self._check_time()
+            self._sentence(plain, readable, masked, (begin, end), locator, token.content)
         if token.level > 1:  # an override inside a list item covers that item only
             self.section_override = section_override
         return False
@@ -359,6 +397,10 @@ class _Extractor:
         )
 
 
-def extract_instructions(path: str, text: str) -> list[Instruction]:
-    """The instructions of one context file, in file order."""
-    return _Extractor(path, text).run()
+def extract_instructions(path: str, text: str, seconds: float | None = None) -> list[Instruction]:
+    """The instructions of one context file, in file order.
+
+    With ``seconds``, reading stops with :class:`OutOfTime` once it has taken longer.
+    """
+    deadline = None if seconds is None else time.monotonic() + seconds
+    return _Extractor(path, text, deadline).run()

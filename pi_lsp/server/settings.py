@@ -28,6 +28,8 @@ class ServerSettings:
     #: rule code or name -> severity name, or "off"
     severities: dict[str, str] = field(default_factory=dict)
     rules_doc_url: str = DEFAULT_RULES_DOC_URL
+    #: how long one context file may take to be read for instructions
+    file_budget_ms: int = 2000
 
     @classmethod
     def from_options(cls, options: object) -> tuple[ServerSettings, list[str]]:
@@ -51,6 +53,7 @@ class ServerSettings:
         for key, attr, low in (
             ("modelWindow", "model_window", 1),
             ("debounceMs", "debounce_ms", 0),
+            ("fileBudgetMs", "file_budget_ms", 1),
         ):
             value = options.get(key)
             if value is None:

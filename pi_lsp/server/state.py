@@ -111,6 +111,7 @@ class WorkspaceState:
         return LintConfig(
             settings=LintSettings(model_window=self.settings.model_window),
             severities=self.settings.severities,
+            file_seconds=self.settings.file_budget_ms / 1000,
         )
 
     def settings_changed(self, settings: ServerSettings) -> None:

@@ -204,3 +204,23 @@ def test_a_folder_without_context_files_says_so(tmp_path: Path) -> None:
     # one context file in the agent dir is enough
     (tmp_path / "agent" / "AGENTS.md").write_text("Use pnpm.\n")
     assert check(tmp_path).stdout == "All checks passed!\n"
+
+
+def test_a_file_past_the_instruction_budget_is_checked_up_to_it(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    # 600 KiB: two rules, a long code block (cheap to lint), then a rule that contradicts them
+    block = "```text\n" + "log line of a build that someone pasted here\n" * 14_000 + "```\n"
+    late = 7 + block.count("\n")
+    text = f"# Tools\n\n- Use npm.\n- Use pnpm.\n\n{block}\n- Use yarn.\n"
+    assert text.splitlines()[late - 1] == "- Use yarn."
+    (ws / "pkg" / "AGENTS.md").write_text(text)
+    data = json.loads(check(tmp_path, "--format", "json").stdout)
+    pkg = [d for d in data["diagnostics"] if d["path"] == "pkg/AGENTS.md"]
+    [stopped] = [d for d in pkg if d["rule"] == "instructions-not-checked"]
+    assert (stopped["code"], stopped["severity"]) == ("PI104", "information")
+    assert "first 512 KiB" in stopped["message"] and "instruction budget" in stopped["message"]
+    assert f"from line {stopped['line']} on" in stopped["message"]
+    assert 9 < stopped["line"] < late
+    # the rule before the cut is compared, the one after it is not
+    conflicts = [(d["line"], d["rule"]) for d in pkg if d["rule"].startswith("conflicting")]
+    assert conflicts == [(4, "conflicting-instructions")]
