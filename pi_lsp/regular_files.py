@@ -116,11 +116,18 @@ def open_regular_file(
 
 
 def read_fd(fd: int, path: str, limit: int | None) -> bytes:
-    """The rest of an open regular file, refusing it once more than ``limit`` bytes came."""
+    """The rest of an open regular file, refusing it once more than ``limit`` bytes came.
+
+    The first read asks for the whole file as ``fstat`` sizes it (one copy for a file that
+    does not change), then chunks follow until the end.
+    """
     chunks: list[bytes] = []
     total = 0
+    first = max(_CHUNK, os.fstat(fd).st_size + 1)
     while True:
-        want = _CHUNK if limit is None else min(_CHUNK, limit + 1 - total)
+        want = first if not chunks else _CHUNK
+        if limit is not None:
+            want = min(want, limit + 1 - total)
         chunk = os.read(fd, want)
         if not chunk:
             break

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from tests.agent.http_fixtures import RecordedRequest, Reply, json_reply, sse_reply
+from tests.agent.http_fixtures import (
+    RecordedRequest,
+    Reply,
+    anthropic_events,
+    json_reply,
+    sse_reply,
+)
 
 API_KEY = "sk-planted-apikey-5f1e2d9c"
 ENV_NAME = "PLANTED_TEAM_TOKEN"
@@ -34,13 +40,14 @@ SECRETS = (
 )
 
 
-def write_models(agent_dir: Path, base_url: str) -> None:
-    """A models.json whose provider ``echo`` sends every planted credential; retries off."""
+def write_models(agent_dir: Path, base_url: str, api: str = "openai-completions") -> None:
+    """A models.json whose provider ``echo`` (speaking ``api``) sends every planted
+    credential; retries off."""
     models = {
         "providers": {
             "echo": {
-                "baseUrl": base_url + "/v1",
-                "api": "openai-completions",
+                "baseUrl": base_url + ("/v1" if api == "openai-completions" else ""),
+                "api": api,
                 "apiKey": API_KEY,
                 "headers": HEADERS,
                 "models": [{"id": "m1", "headers": MODEL_HEADERS}],
@@ -65,8 +72,12 @@ def echo_500(request: RecordedRequest) -> Reply:
 
 
 def echo_in_stream(request: RecordedRequest) -> Reply:
-    """A 200 event stream whose first event is an error quoting the headers."""
-    return sse_reply([{"error": {"message": _echo(request), "type": "server_error"}}])
+    """A 200 event stream whose first event is an error quoting the headers (each API's
+    way: OpenAI's ``error`` chunk, Anthropic's ``error`` event)."""
+    error = {"message": _echo(request), "type": "server_error"}
+    if request.path.endswith("/messages"):
+        return sse_reply(anthropic_events(("error", {"type": "error", "error": error})))
+    return sse_reply([{"error": error}])
 
 
 ECHOES: dict[str, Callable[[RecordedRequest], Reply]] = {
@@ -86,7 +97,10 @@ def assert_clean(outputs: Iterable[tuple[str, str]]) -> None:
 def assert_masked_echo(text: str) -> None:
     """The echoed headers are still there, by name, with their values masked."""
     shown = {name: "***" for name in ("x-team-token", "x-env-token", "x-cmd-token")}
-    shown.update({"x-model-token": "***", "authorization": "Bearer ***"})
+    shown["x-model-token"] = "***"
+    shown.update(
+        {"authorization": "Bearer ***"} if "authorization" in text else {"x-api-key": "***"}
+    )
     for name, masked in shown.items():
         pair = f'"{name}": "{masked}"'
         assert pair in text or json.dumps(pair)[1:-1] in text, (pair, text)

@@ -22,16 +22,22 @@ from tests.cli.test_chat import chat, entries
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.mark.parametrize("echo", sorted(ECHOES))
-@pytest.mark.parametrize("mode", ["text", "json"])
+CASES = [
+    *(("openai-completions", echo, "text") for echo in sorted(ECHOES)),
+    ("openai-completions", "400 body", "json"),
+    *(("anthropic-messages", echo, "text") for echo in sorted(ECHOES)),
+]
+
+
+@pytest.mark.parametrize(("api", "echo", "mode"), CASES)
 async def test_echoed_credentials_are_masked_everywhere(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, echo: str, mode: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: str, echo: str, mode: str
 ) -> None:
     monkeypatch.setenv(ENV_NAME, ENV_VALUE)
     session = tmp_path / "s.jsonl"
     (tmp_path / "proj").mkdir()
     async with LocalHTTPServer(handler=ECHOES[echo]) as server:
-        write_models(tmp_path / "agent", server.base_url)
+        write_models(tmp_path / "agent", server.base_url, api)
         done = await chat(
             tmp_path, "--mode", mode, "--model", "echo/m1", "--session", str(session), "hello"
         )

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, MAX_SESSION_FILE_BYTES
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -125,3 +127,27 @@ def test_a_settings_file_that_is_a_pipe_is_a_finding(tmp_path: Path) -> None:
     unreadable = [f for f in findings if f["rule"] == "settings-unreadable"]
     assert len(unreadable) == 1, findings
     assert "not a regular file (named pipe)" in unreadable[0]["message"]
+
+
+def test_files_over_their_limit_are_refused_unread(tmp_path: Path) -> None:
+    """Sparse files: their size is what is checked, before a byte is read."""
+    session = tmp_path / "huge.jsonl"
+    with open(session, "wb") as handle:
+        handle.truncate(MAX_SESSION_FILE_BYTES + 1)
+    proc = pi_lsp(tmp_path, "session", "tree", session)
+    assert proc.returncode == 1
+    assert one_line_error(proc) == (
+        f"pi-lsp: {session}: cannot read the session file: file too large "
+        f"({MAX_SESSION_FILE_BYTES + 1} bytes; the limit is 1 GiB)"
+    )
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with open(ws / "AGENTS.md", "wb") as handle:
+        handle.truncate(MAX_RESOURCE_FILE_BYTES + 1)
+    check = pi_lsp(tmp_path, "check", "--format", "json", ws)
+    assert "Traceback" not in check.stderr, check.stderr
+    [finding] = [
+        f for f in json.loads(check.stdout)["diagnostics"] if f["rule"] == "context-file-unreadable"
+    ]
+    assert "file too large" in finding["message"] and "the limit is 128 MiB" in finding["message"]

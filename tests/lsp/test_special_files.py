@@ -9,6 +9,7 @@ turns a regression into a failure instead of a hang.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -79,6 +80,19 @@ async def test_session_views_refuse_a_device_a_pipe_and_a_folder(
             message = await refused(client, method, {"file": str(folder)})
             assert str(folder) in message and "is a directory" in message, message
             await still_answers(client, workspace)
+
+
+async def test_the_session_list_skips_a_pipe_and_a_device_in_the_folder(
+    workspace: Path, fifo: Path
+) -> None:
+    folder = fifo.parent
+    (folder / "zero.jsonl").symlink_to("/dev/zero")
+    header = {"type": "session", "version": 3, "id": "s-real", "timestamp": "2026-01-01T00:00:00Z"}
+    (folder / "real.jsonl").write_text(json.dumps({**header, "cwd": str(workspace)}) + "\n")
+    async with serving(workspace) as client:
+        listed = await request(client, "pi/session/list", {"sessionDir": str(folder)})
+        assert [entry["id"] for entry in listed["sessions"]] == ["s-real"]
+        await still_answers(client, workspace)
 
 
 async def test_hover_and_grep_on_a_device_or_a_pipe(workspace: Path, fifo: Path) -> None:
