@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.sessions import CHECKPOINT_TITLE, fixture_session
 from tests.system_programs import needs
 
 CLIENT = Path(__file__).resolve().parents[2] / "vscode-client"
@@ -31,7 +32,14 @@ pytestmark = needs(
 
 
 def npm(*args: str, timeout: float = STEP_TIMEOUT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PI_LSP_PYTHON": sys.executable, "CI": "1", "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "PI_LSP_PYTHON": sys.executable,
+        "PI_LSP_V1_SESSION": str(fixture_session("before-compaction.jsonl")),
+        "PI_LSP_V1_SESSION_TITLE": CHECKPOINT_TITLE,
+        "CI": "1",
+        "NO_COLOR": "1",
+    }
     return subprocess.run(
         ["npm", *args],
         cwd=CLIENT,

@@ -24,15 +24,16 @@ function fixture(name: string): SessionTreeResult {
 /** `pi-lsp session tree --json` of a small session written for these tests: a fork, a branch summary, a label, a compaction. */
 const branched = fixture("branched-session.tree.json");
 /**
- * `pi-lsp session tree --json` of Pi's before-compaction fixture (1,003 entries, two
- * compactions), made here from the fixture in ../shared (read in place, never copied into the
- * repository); needs `PI_LSP_PYTHON` (set by tests/e2e/test_vscode_client.py).
+ * `pi-lsp session tree --json` of a v1 session of 1,003 entries with two compactions, the one
+ * tests/sessions.py generates; needs `PI_LSP_PYTHON`, `PI_LSP_V1_SESSION` (its path) and
+ * `PI_LSP_V1_SESSION_TITLE` (its compactions' first line), set by tests/e2e/test_vscode_client.py.
  */
-const python = process.env.PI_LSP_PYTHON;
-const PI_FIXTURE = path.resolve(__dirname, "..", "..", "..", "shared", "fixtures", "pi", "before-compaction.jsonl");
+const PI_FIXTURE = process.env.PI_LSP_V1_SESSION;
+const CHECKPOINT_TITLE = process.env.PI_LSP_V1_SESSION_TITLE;
+const python = PI_FIXTURE ? process.env.PI_LSP_PYTHON : undefined;
 const large: SessionTreeResult = python
   ? JSON.parse(
-      execFileSync(python, ["-m", "pi_lsp", "session", "tree", "--json", PI_FIXTURE], {
+      execFileSync(python, ["-m", "pi_lsp", "session", "tree", "--json", PI_FIXTURE!], {
         encoding: "utf8",
         maxBuffer: 64 << 20,
       }),
@@ -169,7 +170,7 @@ describe.skipIf(!python)("tree nodes of a 1,003-entry session", () => {
     for (const { node, depth } of compactions) {
       expect(depth).toBe(0); // not inside a turn (at most inside a "Turns" group)
       expect(node.spec.icon).toBe("fold");
-      expect(node.spec.label).toBe("Compaction: # Context Checkpoint: Coding Agent Refactoring");
+      expect(node.spec.label).toBe(`Compaction: ${CHECKPOINT_TITLE}`);
     }
     expect(compactions[0]!.node.spec.tooltip).toContain("175,004 tokens before");
     // A folded group says it holds a compaction.
