@@ -147,6 +147,23 @@ def op_read_w2(out: Path) -> dict[str, Any]:
     return {"ms": elapsed * 1000, "check": [text[text.rindex("\n\n[") + 2 :]]}
 
 
+def op_edit_4000(_out: Path) -> dict[str, Any]:
+    """Replace 4000 lines by 4000 other lines: past the diff's edit length cap (11 s uncapped)."""
+    from pi_lsp.tools.base import ToolContext
+    from pi_lsp.tools.registry import run_tool
+
+    old_block = "".join(f"old line {i}\n" for i in range(4000))
+    new_block = "".join(f"new line {i}\n" for i in range(4000))
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "big.txt").write_text("head\n" + old_block + "tail\n")
+        args = {"path": "big.txt", "edits": [{"oldText": old_block, "newText": new_block}]}
+        start = time.perf_counter()
+        result = asyncio.run(run_tool("edit", args, ToolContext(cwd=Path(folder))))
+        elapsed = time.perf_counter() - start
+    text = result.content[0].text  # type: ignore[union-attr]
+    return {"ms": elapsed * 1000, "check": [text]}
+
+
 OPERATIONS = {
     "tail-w1-str": op_tail_w1_str,
     "tail-w1-bytes": op_tail_w1_bytes,
@@ -155,6 +172,7 @@ OPERATIONS = {
     "stream-w1-text": lambda out: op_stream_w1(out, want_text=True),
     "bash-cat-w1": op_bash_cat_w1,
     "read-w2": op_read_w2,
+    "edit-4000": op_edit_4000,
 }
 
 

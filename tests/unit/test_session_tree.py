@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import inspect
 import math
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from pi_lsp.session.timestamps import parse_timestamp_ms
 from pi_lsp.session.tree import (
+    TreeNode,
     branch,
     children,
     get_tree,
@@ -17,6 +22,17 @@ from pi_lsp.session.tree import (
     labels_by_target,
     lowest_common_ancestor,
 )
+from tests.growth import assert_linear_growth
+
+
+@contextmanager
+def recursion_limit(limit: int) -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def entry(entry_id: str, parent: str | None, second: int = 0, **extra: Any) -> dict[str, Any]:
@@ -69,15 +85,33 @@ def test_self_parent_and_cycles_end_the_walk() -> None:
     assert ids(branch(by_id, "X")) == ["Y", "X"]
 
 
+def _chain(length: int) -> list[dict[str, Any]]:
+    return [entry("e0", None)] + [entry(f"e{i}", f"e{i - 1}") for i in range(1, length)]
+
+
+def _walk(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[TreeNode]]:
+    return branch(index_entries(entries), entries[-1]["id"]), get_tree(entries)
+
+
 def test_long_chain_is_walked_without_recursion() -> None:
-    entries = [entry("e0", None)] + [entry(f"e{i}", f"e{i - 1}") for i in range(1, 200_000)]
-    by_id = index_entries(entries)
-    started = time.perf_counter()
-    path = branch(by_id, "e199999")
-    roots = get_tree(entries)
+    entries = _chain(5000)
+    # a few frames above the test's own depth: a walk that recurses once per entry runs out
+    with recursion_limit(len(inspect.stack()) + 30):
+        path, roots = _walk(entries)
+    assert len(path) == 5000 and path[0]["id"] == "e0" and path[-1]["id"] == "e4999"
+    assert len(roots) == 1 and roots[0].children[0].entry["id"] == "e1"
+
+
+@pytest.mark.timeout(60)
+def test_long_chain_costs_linear_time() -> None:
+    small, large = _chain(25_000), _chain(200_000)
+    walked: list[tuple[list[dict[str, Any]], list[TreeNode]]] = []
+    assert_linear_growth(
+        lambda: walked.append(_walk(small)), lambda: walked.append(_walk(large)), factor=8
+    )
+    path, roots = walked[-1]
     assert len(path) == 200_000 and path[0]["id"] == "e0"
     assert len(roots) == 1
-    assert time.perf_counter() - started < 5
 
 
 def test_index_keeps_the_later_entry_for_a_repeated_id() -> None:
