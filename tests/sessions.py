@@ -5,8 +5,10 @@ version-1 session files generated here — Pi's first format: no ``version``, no
 compactions pointing at an entry by index — shaped like a long real session: user prompts,
 tool calls and their results, thinking-level and model changes, user ``bashExecution``
 messages, compactions. They stand in for Pi's own fixture sessions (``fixtures/pi`` in the
-shared material, which hold another project's conversations); only the interop tests, which
-compare with what Pi sent for those very files, read Pi's.
+shared material, which hold another project's conversations, so the repository does not).
+
+``fixture_session_params(*names)`` gives a test both: the generated session, always, and Pi's
+real one of the same name, marked ``shared`` (run in CI, skipped with the reason elsewhere).
 
 * ``large-session.jsonl``: about 1 MB, 1018 entries in one chain, no compaction.
 * ``before-compaction.jsonl``: branched from another file, two compactions (kept entries at
@@ -24,7 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_lsp.session.session_file import SessionFile
+from tests.shared_data import PI_FIXTURES
 
 CHECKPOINT_TITLE = "# Checkpoint: generated fixture session"
 _WORDS = [
@@ -68,6 +73,17 @@ def fixture_session(name: str) -> Path:
         text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def fixture_session_params(*names: str) -> list[Any]:
+    """Each of ``names`` twice, as a test's session path: the generated file (id
+    ``NAME-generated``) and Pi's real session of that name (id ``NAME-pi``, marked ``shared``)."""
+    params: list[Any] = []  # pytest.param values
+    for name in names:
+        stem = name.removesuffix(".jsonl")
+        params.append(pytest.param(fixture_session(name), id=f"{stem}-generated"))
+        params.append(pytest.param(PI_FIXTURES / name, id=f"{stem}-pi", marks=pytest.mark.shared))
+    return params
 
 
 class _Clock:
@@ -235,13 +251,16 @@ _GENERATORS = {
     "large-session.jsonl": _large_session,
     "before-compaction.jsonl": _before_compaction,
 }
+#: the fixture sessions, by the name they have here and in Pi's fixtures
+FIXTURE_NAMES = tuple(_GENERATORS)
 
 
-def compacted_fixture_session(folder: Path) -> Path:
-    """A current-version copy of the larger fixture session (migrated by opening it),
-    compacted near the end as a long session is: the context keeps the last tenth."""
+def compacted_fixture_session(folder: Path, source: Path | None = None) -> Path:
+    """A current-version copy of ``source`` (by default the generated larger fixture session),
+    migrated by opening it and compacted near the end as a long session is: the context keeps
+    the last tenth."""
     copy = folder / "large.jsonl"
-    copy.write_bytes(fixture_session("large-session.jsonl").read_bytes())
+    copy.write_bytes((source or fixture_session("large-session.jsonl")).read_bytes())
     with SessionFile.open(copy) as session:  # v1 → v3, rewritten
         branch_ids = [entry["id"] for entry in session.get_branch()]
         kept = next(

@@ -7,14 +7,17 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.session_commands import fingerprint, run_session
-from tests.sessions import fixture_session
+from tests.sessions import fixture_session_params
 from tests.shared_data import CONFORMANCE
 
 SPLIT_TURN = CONFORMANCE / "compaction-split-turn" / "expected-session.jsonl"
 SPLIT_AFTER = CONFORMANCE / "compaction-split-after-compaction" / "expected-session.jsonl"
 MIDRUN = CONFORMANCE / "compaction-threshold-midrun" / "expected-session.jsonl"
-V1_FIXTURE = fixture_session("before-compaction.jsonl")
+#: a v1 session past the threshold: generated, and Pi's own when the shared material is there
+V1_SESSIONS = fixture_session_params("before-compaction.jsonl")
 CASE_SETTINGS = ("--context-window", "20000", "--reserve-tokens", "4000")
 
 
@@ -115,9 +118,10 @@ def test_the_preview_shows_where_pi_would_have_cut() -> None:
     assert "Pi would cut before {E8}" in proc.stdout
 
 
-def test_a_real_pi_session_is_read_and_left_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", V1_SESSIONS)
+def test_a_long_v1_session_is_read_and_left_alone(source: Path, tmp_path: Path) -> None:
     copy = tmp_path / "before-compaction.jsonl"
-    copy.write_bytes(V1_FIXTURE.read_bytes())
+    copy.write_bytes(source.read_bytes())
     before = fingerprint(copy)
     proc = run(copy, "--dry-run", "--json")
     assert proc.returncode == 0, proc.stderr

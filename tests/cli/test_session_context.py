@@ -7,12 +7,15 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.session_commands import fingerprint, run_session
-from tests.sessions import fixture_session
+from tests.sessions import fixture_session_params
 from tests.shared_data import CONFORMANCE
 
 SPLIT_AFTER = CONFORMANCE / "compaction-split-after-compaction" / "expected-session.jsonl"
-V1_FIXTURE = fixture_session("before-compaction.jsonl")
+#: a v1 session with compactions: generated, and Pi's own when the shared material is there
+V1_SESSIONS = fixture_session_params("before-compaction.jsonl")
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -92,9 +95,10 @@ def test_unknown_leaf_is_a_usage_error_naming_the_id_and_the_file() -> None:
     assert f"{SPLIT_AFTER}: no entry with id 'nope'" in line
 
 
-def test_v1_file_is_migrated_in_memory_only() -> None:
-    before = fingerprint(V1_FIXTURE)
-    proc = run(V1_FIXTURE, "--json")
+@pytest.mark.parametrize("source", V1_SESSIONS)
+def test_v1_file_is_migrated_in_memory_only(source: Path) -> None:
+    before = fingerprint(source)
+    proc = run(source, "--json")
     assert proc.returncode == 0, proc.stderr
     assert "version 1" in proc.stderr and "in memory" in proc.stderr
     payload = json.loads(proc.stdout)
@@ -102,7 +106,7 @@ def test_v1_file_is_migrated_in_memory_only() -> None:
     assert payload["messages"][0]["content"][0]["text"].startswith(
         "The conversation history before this point was compacted"
     )
-    assert fingerprint(V1_FIXTURE) == before
+    assert fingerprint(source) == before
 
 
 def test_rendering_of_tool_calls_results_images_thinking_and_bash(tmp_path: Path) -> None:

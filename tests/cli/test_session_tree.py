@@ -13,7 +13,7 @@ import pytest
 
 from pi_lsp.session.session_file import SessionFile, serialize_records
 from tests.cli.session_commands import run_session
-from tests.sessions import CHECKPOINT_TITLE, fixture_session
+from tests.sessions import fixture_session_params
 from tests.shared_data import CONFORMANCE
 
 
@@ -128,9 +128,10 @@ def test_json_tree_nests_segments_at_forks(tmp_path: Path) -> None:
     assert branch_a["children"] == branch_b["children"] == []
 
 
-def test_v1_file_is_migrated_in_memory_and_never_rewritten(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", fixture_session_params("before-compaction.jsonl"))
+def test_v1_file_is_migrated_in_memory_and_never_rewritten(source: Path, tmp_path: Path) -> None:
     path = tmp_path / "v1.jsonl"
-    path.write_bytes(fixture_session("before-compaction.jsonl").read_bytes())
+    path.write_bytes(source.read_bytes())
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
     proc = tree(path)
     assert proc.returncode == 0, proc.stderr
@@ -142,18 +143,26 @@ def test_v1_file_is_migrated_in_memory_and_never_rewritten(tmp_path: Path) -> No
         proc.stdout,
         re.MULTILINE,
     )
+    # each compaction is shown by its summary's first line
+    titles = [
+        record["summary"].split("\n")[0]
+        for record in map(json.loads, source.read_text(encoding="utf-8").splitlines())
+        if record["type"] == "compaction"
+    ]
+    assert len(set(titles)) == 1 and titles[0].startswith("# ")
     assert [(summary, tokens) for summary, _kept, tokens in compactions] == [
-        (CHECKPOINT_TITLE, "175004"),
-        (CHECKPOINT_TITLE, "185014"),
+        (titles[0], "175004"),
+        (titles[1], "185014"),
     ]
     assert f"{path}:1:1: information: version 1 session file" in proc.stderr
-    assert path.read_bytes() == fixture_session("before-compaction.jsonl").read_bytes()
+    assert path.read_bytes() == source.read_bytes()
     assert path.stat().st_mtime_ns == 1_000_000_000
     assert list(tmp_path.iterdir()) == [path]
 
 
-def test_large_linear_session_as_json(tmp_path: Path) -> None:
-    proc = tree(fixture_session("large-session.jsonl"), "--json")
+@pytest.mark.parametrize("source", fixture_session_params("large-session.jsonl"))
+def test_large_linear_session_as_json(source: Path) -> None:
+    proc = tree(source, "--json")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
     (root,) = payload["roots"]

@@ -32,6 +32,24 @@ def prose_digest(text: str) -> str:
     return "{PI_PROSE sha256=" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] + "}"
 
 
+#: Keys of a chat-completions message whose strings are its structure, not its text
+_STRUCTURE_KEYS = frozenset({"role", "type", "id", "tool_call_id", "name"})
+_DIGEST = re.compile(r"\{PI_PROSE sha256=[0-9a-f]{16}\}")
+
+
+def digest_texts(value: Any, key: str | None = None) -> Any:
+    """A recorded conversation with every text as its :func:`prose_digest`: message texts,
+    tool results, tool-call arguments. Roles, types, ids and tool names stay as they are, and
+    so does a digest already there (masking twice changes nothing)."""
+    if isinstance(value, dict):
+        return {k: digest_texts(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [digest_texts(item, key) for item in value]
+    if isinstance(value, str) and key not in _STRUCTURE_KEYS and not _DIGEST.fullmatch(value):
+        return prose_digest(value)
+    return value
+
+
 def mask_skills_preamble(text: str) -> str:
     """Replace the paragraph before ``<available_skills>`` (and its blank lines) by a token.
 

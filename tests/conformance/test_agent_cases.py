@@ -51,6 +51,7 @@ from tests.conformance.harness import (
     expected_tool_results,
     normalize,
 )
+from tests.conformance.pi_prose import headings, split_summary_prompt
 
 AGENT_CASES = ["compaction-threshold-midrun", "overflow-compact-retry", "overflow-retry-exhausted"]
 OVERRIDES = Path(__file__).parent / "overrides"
@@ -243,23 +244,6 @@ def session_entries(run: Run) -> list[dict[str, Any]]:
 # --- requests ------------------------------------------------------------------------------------
 
 
-def headings(instructions: str) -> list[str]:
-    return re.findall(r"^#{2,3} .*$", instructions, re.MULTILINE)
-
-
-def split_prompt(text: str) -> dict[str, Any]:
-    """A summary request's text in parts: the ``<conversation>`` block, the previous summary
-    (or None) and the instructions' section headings (their prose is Pi's, masked)."""
-    end = text.index("\n</conversation>\n\n") + len("\n</conversation>")
-    rest = text[end + 2 :]
-    previous = None
-    if rest.startswith("<previous-summary>\n"):
-        close = rest.index("\n</previous-summary>\n\n")
-        previous = rest[len("<previous-summary>\n") : close]
-        rest = rest[close + len("\n</previous-summary>\n\n") :]
-    return {"conversation": text[:end], "previousSummary": previous, "headings": headings(rest)}
-
-
 def _text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
@@ -323,7 +307,8 @@ def _check_requests(run: Run, name: str, window: int) -> None:
             (message,) = mine.messages
             (part,) = message["content"]
             (golden_part,) = body["messages"][1]["content"]
-            got, want = split_prompt(part["text"]), split_prompt(golden_part["text"])
+            got = split_summary_prompt(part["text"])
+            want = split_summary_prompt(golden_part["text"])
             got_norm = normalize(got["conversation"], run.workspace)
             assert got_norm == want["conversation"], f"request {index}"
             assert got["previousSummary"] == want["previousSummary"], f"request {index}"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from pi_lsp.session.summarizer import SummaryModel, SummaryRequest
 from pi_lsp.session.tokens import CompactionSettings, compaction_settings
 from pi_lsp.session.tree import branch, index_entries
 from tests.conformance.harness import build_case, case_dir
+from tests.conformance.pi_prose import split_summary_prompt
 
 OVERRIDES = Path(__file__).parent / "overrides"
 CASES = [
@@ -113,23 +113,6 @@ def run(coro: Any) -> Any:
 # --- masking Pi's prose ------------------------------------------------------------------------
 
 
-def headings(instructions: str) -> list[str]:
-    return re.findall(r"^#{2,3} .*$", instructions, re.MULTILINE)
-
-
-def split_prompt(text: str) -> dict[str, Any]:
-    """A summarization user message in parts: the ``<conversation>`` block, the previous
-    summary (or None) and the section headings of the instructions (their prose masked)."""
-    end = text.index("\n</conversation>\n\n") + len("\n</conversation>")
-    rest = text[end + 2 :]
-    previous = None
-    if rest.startswith("<previous-summary>\n"):
-        close = rest.index("\n</previous-summary>\n\n")
-        previous = rest[len("<previous-summary>\n") : close]
-        rest = rest[close + len("\n</previous-summary>\n\n") :]
-    return {"conversation": text[:end], "previousSummary": previous, "headings": headings(rest)}
-
-
 def masked_golden_request(body: dict[str, Any]) -> dict[str, Any]:
     messages = body["messages"]
     assert "tools" not in body and "tool_choice" not in body
@@ -137,7 +120,7 @@ def masked_golden_request(body: dict[str, Any]) -> dict[str, Any]:
     assert isinstance(messages[0]["content"], str) and messages[0]["content"]
     (part,) = messages[1]["content"]
     assert part["type"] == "text"
-    return {"maxTokens": body["max_completion_tokens"], **split_prompt(part["text"])}
+    return {"maxTokens": body["max_completion_tokens"], **split_summary_prompt(part["text"])}
 
 
 def masked_request(request: SummaryRequest) -> dict[str, Any]:
@@ -146,7 +129,7 @@ def masked_request(request: SummaryRequest) -> dict[str, Any]:
     assert message["role"] == "user"
     (part,) = message["content"]
     assert part["type"] == "text"
-    return {"maxTokens": request.max_tokens, **split_prompt(part["text"])}
+    return {"maxTokens": request.max_tokens, **split_summary_prompt(part["text"])}
 
 
 # --- one compaction ------------------------------------------------------------------------------
@@ -246,7 +229,7 @@ def test_midrun_compaction_updates_the_previous_summary(
     assert seen.preparation.tokens_before == 14030 + 2250
     # the first compaction's tool result was cut to 2000 characters in its request
     seen = reproduce(case, first, requests[0], pi_quirks=False)
-    conversation = split_prompt(seen.requests[0].prompt_text)["conversation"]
+    conversation = split_summary_prompt(seen.requests[0].prompt_text)["conversation"]
     assert "\n\n[... 2000 more characters truncated]" in conversation
 
 

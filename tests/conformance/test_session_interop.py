@@ -16,9 +16,12 @@ compacted or clamped, ``maxTokens`` 16384).
    in the copy: Pi refuses a session whose stored cwd does not exist (known difference below).
    ``interop/<fixture>.messages.jsonl`` holds Pi's messages with Pi's own words masked
    (:func:`mask_pi_prose`: the sentence around a compaction summary, the wording of a
-   ``bashExecution`` message); ``messages_sha256`` in ``<fixture>.request.json`` is the digest
-   of the unmasked messages, so the comparison stays byte-exact. With the oracle's default
-   128 000-token window both compact first; ``<fixture>.compact128k.json`` holds digests only.
+   ``bashExecution`` message) and then every text as a digest (``mask_interop.py``: the
+   fixtures' tool results quote Pi's prompt and source files); pi-lsp's messages are masked
+   the same way and compared one by one. ``messages_sha256`` in ``<fixture>.request.json`` is
+   the digest of the unmasked messages, so the comparison stays byte-exact. With the
+   oracle's default 128 000-token window both compact first; ``<fixture>.compact128k.json``
+   holds digests only.
 2. ``interop/written-by-pi-lsp.session.jsonl`` (``pi-lsp chat`` wrote it: a prompt, a bash tool
    call, its result, an answer) was resumed by Pi without error, and
    ``interop/written-by-pi.session.jsonl`` (Pi wrote it with ``--session-dir``, same script)
@@ -48,6 +51,7 @@ from typing import Any
 import pytest
 
 from tests.agent.http_fixtures import LocalHTTPServer, RecordedRequest, openai_text_reply
+from tests.conformance.pi_prose import digest_texts
 from tests.shared_data import PI_FIXTURES
 
 HERE = Path(__file__).resolve().parent
@@ -268,6 +272,14 @@ async def _continue_fixture(name: str, tmp: Path) -> tuple[Run, Path, dict[str, 
 # 1. The real Pi fixtures, continued
 
 
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_the_stored_messages_hold_no_text_of_the_fixtures(name: str) -> None:
+    """What is kept of Pi's messages is their shape and digests (re-recorded files go
+    through ``mask_interop.py``)."""
+    messages = _messages(_golden(f"{name}.request.json")["messages_file"])
+    assert messages and digest_texts(messages) == messages
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 async def test_continuing_a_pi_fixture_sends_pis_request(name: str, tmp_path: Path) -> None:
@@ -276,12 +288,13 @@ async def test_continuing_a_pi_fixture_sends_pis_request(name: str, tmp_path: Pa
     [request] = run.requests
     body = request.json()
     assert body["messages"][0]["role"] == "system"  # ours: not compared
-    expected = _messages(golden["messages_file"])  # stored with Pi's prose masked
+    expected = _messages(golden["messages_file"])  # stored masked: texts as digests
     assert len(expected) == golden["message_count"]
     sent = body["messages"][1:]
     assert len(sent) == len(expected)
-    for index, (mine, pis) in enumerate(zip(mask_pi_prose(sent), expected, strict=True)):
-        assert mine == pis, f"message {index + 1} differs"
+    masked = digest_texts(mask_pi_prose(sent))
+    for index, (mine, pis) in enumerate(zip(masked, expected, strict=True)):
+        assert mine == pis, f"message {index + 1} differs; pi-lsp sent {sent[index]!r:.2000}"
     assert messages_digest(sent) == golden["messages_sha256"]  # unmasked: byte-exact
     # model, stream, stream_options, store, max_completion_tokens (16384 both: the context
     # window leaves room, so no estimate clamps it), tool names/order/schemas

@@ -28,7 +28,7 @@ from pi_lsp.session.session_file import SessionFile
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
 from tests.lsp.harness import start_client
 from tests.lsp.test_chat import API_KEY, request, write_models
-from tests.sessions import compacted_fixture_session
+from tests.sessions import compacted_fixture_session, fixture_session_params
 
 KINDS = ["systemPrompt", "contextFiles", "skills", "tools", "messages", "summaries"]
 RESERVE = 5000
@@ -410,10 +410,13 @@ async def test_bad_sessions_are_named_and_the_server_stays_up(workspace: Path) -
             await client.shutdown_session()
 
 
-async def test_a_held_session_rewritten_in_place_fails_by_name(workspace: Path) -> None:
+@pytest.mark.parametrize("source", fixture_session_params("large-session.jsonl"))
+async def test_a_held_session_rewritten_in_place_fails_by_name(
+    source: Path, workspace: Path
+) -> None:
     """A large session keeps most entries in its file; when another program rewrites that
     file in place, the views say which file went wrong instead of failing inside."""
-    file = compacted_fixture_session(workspace / "ws")
+    file = compacted_fixture_session(workspace / "ws", source)
     with SessionFile.open(file) as session:  # past 1 MiB: entries stay in the file
         long_prompt = session.append_message(
             {"role": "user", "content": "a long prompt " * 8000, "timestamp": 4}

@@ -16,8 +16,8 @@ from pi_lsp.session.llm_messages import (
     convert_to_llm,
 )
 from pi_lsp.session.migration import migrate_records
-from tests.sessions import fixture_session
-from tests.shared_data import CONFORMANCE
+from tests.sessions import FIXTURE_NAMES, fixture_session_params
+from tests.shared_data import CONFORMANCE, PI_FIXTURES
 
 Message = dict[str, Any]
 
@@ -258,16 +258,15 @@ def test_split_after_compaction_sends_both_summaries() -> None:
 
 # --- real sessions --------------------------------------------------------------------------------
 
-FIXTURES = ["before-compaction.jsonl", "large-session.jsonl"]
+
+@pytest.mark.shared
+def test_pi_fixture_sessions_are_the_ones_the_tests_name() -> None:
+    assert sorted(path.name for path in PI_FIXTURES.glob("*.jsonl")) == sorted(FIXTURE_NAMES)
 
 
-def test_fixture_sessions_are_present() -> None:
-    assert len(FIXTURES) >= 2
-
-
-@pytest.mark.parametrize("name", FIXTURES, ids=str)
-def test_real_sessions_project_after_migration(name: str) -> None:
-    records = read_jsonl(fixture_session(name))
+@pytest.mark.parametrize("source", fixture_session_params(*FIXTURE_NAMES))
+def test_real_sessions_project_after_migration(source: Path) -> None:
+    records = read_jsonl(source)
     migrate_records(records)
     assert records[0]["type"] == "session" and records[0]["version"] == 3
     entries = records[1:]

@@ -18,8 +18,10 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from pi_lsp.session.session_file import SessionFile, serialize_records
-from tests.sessions import fixture_session
+from tests.sessions import fixture_session_params
 
 ROUNDS = 20
 
@@ -109,8 +111,10 @@ print("done", flush=True)
 """
 
 
-def test_kill_during_a_migration_rewrite_leaves_old_or_new_file_whole(tmp_path: Path) -> None:
-    source = fixture_session("before-compaction.jsonl")
+@pytest.mark.parametrize("source", fixture_session_params("before-compaction.jsonl"))
+def test_kill_during_a_migration_rewrite_leaves_old_or_new_file_whole(
+    source: Path, tmp_path: Path
+) -> None:
     original = source.read_bytes()
     expected = len(SessionFile.read(source).entries)
     path = tmp_path / "old.jsonl"

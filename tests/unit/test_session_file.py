@@ -38,7 +38,7 @@ from pi_lsp.session.session_file import (
     find_most_recent_session,
     serialize_records,
 )
-from tests.sessions import fixture_session
+from tests.sessions import FIXTURE_NAMES, fixture_session_params
 from tests.shared_data import CONFORMANCE
 
 ENTRY_ID = re.compile(r"[0-9a-f]{8}")
@@ -493,11 +493,11 @@ def test_open_migrates_and_rewrites_keeping_unparsable_lines(tmp_path: Path) -> 
     assert path.read_bytes() == again
 
 
-@pytest.mark.parametrize("name", ["large-session.jsonl", "before-compaction.jsonl"])
-def test_real_fixture_round_trip(tmp_path: Path, name: str) -> None:
-    copy_path = tmp_path / name
-    copy_path.write_bytes((fixture_session(name)).read_bytes())
-    read = SessionFile.read(fixture_session(name))
+@pytest.mark.parametrize("source", fixture_session_params(*FIXTURE_NAMES))
+def test_real_fixture_round_trip(tmp_path: Path, source: Path) -> None:
+    copy_path = tmp_path / source.name
+    copy_path.write_bytes(source.read_bytes())
+    read = SessionFile.read(source)
     with SessionFile.open(copy_path) as written:
         assert written.header == read.header == {**read.header, "version": 3}
         assert len(written.entries) == len(read.entries)
@@ -510,7 +510,7 @@ def test_real_fixture_round_trip(tmp_path: Path, name: str) -> None:
     data = copy_path.read_bytes()
     assert serialize_records([again.header, *again.entries]) == data
     # and every field of the v1 file is still there
-    original = [json.loads(line) for line in fixture_session(name).read_text().split("\n") if line]
+    original = [json.loads(line) for line in source.read_text().split("\n") if line]
     for before, after in zip(original[1:], again.entries, strict=False):
         for key, value in before.items():
             if key != "firstKeptEntryIndex":
@@ -673,10 +673,10 @@ def test_branched_session_without_assistant_waits_and_in_memory_stays(tmp_path: 
     assert not (tmp_path / "m").exists()
 
 
-def test_fork_from_copies_every_entry_into_the_target_cwd(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", fixture_session_params("large-session.jsonl"))
+def test_fork_from_copies_every_entry_into_the_target_cwd(source: Path, tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     target = tmp_path / "target"
-    source = fixture_session("large-session.jsonl")
     with SessionFile.fork_from(source, str(target), agent_dir=str(agent)) as fork:
         assert fork.path is not None
         assert Path(fork.path).parent == Path(default_session_dir(str(target), str(agent)))

@@ -27,9 +27,12 @@ from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.lines import LineReader
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import branch, index_entries
-from tests.sessions import compacted_fixture_session, fixture_session
+from tests.sessions import compacted_fixture_session, fixture_session_params
 
 from .test_session_fast_paths import _random_entries
+
+#: the larger v1 session: generated, and Pi's own when the shared material is there
+LARGE = fixture_session_params("large-session.jsonl")
 
 
 def _lazy_store(entries: list[dict[str, Any]]) -> IndexedEntries:
@@ -91,8 +94,11 @@ def _whole(path: Path) -> SessionFile:
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
-def test_a_real_session_reads_the_same_with_most_entries_left_in_the_file(tmp_path: Path) -> None:
-    path = compacted_fixture_session(tmp_path)
+@pytest.mark.parametrize("source", LARGE)
+def test_a_real_session_reads_the_same_with_most_entries_left_in_the_file(
+    source: Path, tmp_path: Path
+) -> None:
+    path = compacted_fixture_session(tmp_path, source)
     lazy = SessionFile.read(path)
     whole = _whole(path)
     store = lazy.entries
@@ -119,8 +125,11 @@ def test_a_real_session_reads_the_same_with_most_entries_left_in_the_file(tmp_pa
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
-def test_appending_to_a_lazily_opened_session_writes_and_reads_back(tmp_path: Path) -> None:
-    path = compacted_fixture_session(tmp_path)
+@pytest.mark.parametrize("source", LARGE)
+def test_appending_to_a_lazily_opened_session_writes_and_reads_back(
+    source: Path, tmp_path: Path
+) -> None:
+    path = compacted_fixture_session(tmp_path, source)
     before = len(_whole(path).entries)
     with SessionFile.open(path) as session:
         assert isinstance(session.entries, IndexedEntries)
@@ -137,8 +146,9 @@ def test_appending_to_a_lazily_opened_session_writes_and_reads_back(tmp_path: Pa
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
-def test_a_file_rewritten_in_place_is_reported_with_its_line(tmp_path: Path) -> None:
-    path = compacted_fixture_session(tmp_path)
+@pytest.mark.parametrize("source", LARGE)
+def test_a_file_rewritten_in_place_is_reported_with_its_line(source: Path, tmp_path: Path) -> None:
+    path = compacted_fixture_session(tmp_path, source)
     session = SessionFile.read(path)
     store = session.entries
     assert isinstance(store, IndexedEntries)
@@ -155,8 +165,11 @@ def test_a_file_rewritten_in_place_is_reported_with_its_line(tmp_path: Path) -> 
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
-def test_a_file_replaced_by_rename_keeps_reading_the_loaded_version(tmp_path: Path) -> None:
-    path = compacted_fixture_session(tmp_path)
+@pytest.mark.parametrize("source", LARGE)
+def test_a_file_replaced_by_rename_keeps_reading_the_loaded_version(
+    source: Path, tmp_path: Path
+) -> None:
+    path = compacted_fixture_session(tmp_path, source)
     session = SessionFile.read(path)
     want = list(_whole(path).entries)
     replacement = tmp_path / "other.jsonl"
@@ -165,9 +178,10 @@ def test_a_file_replaced_by_rename_keeps_reading_the_loaded_version(tmp_path: Pa
     assert list(session.entries) == want
 
 
-def test_small_files_and_old_versions_stay_in_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", LARGE)
+def test_small_files_and_old_versions_stay_in_memory(source: Path, tmp_path: Path) -> None:
     path = tmp_path / "v1.jsonl"
-    path.write_bytes(fixture_session("large-session.jsonl").read_bytes())
+    path.write_bytes(source.read_bytes())
     session = SessionFile.read(path)  # v1, migrated in memory: every entry is live
     store = session.entries
     assert isinstance(store, IndexedEntries)
@@ -193,8 +207,9 @@ def _open_descriptors() -> int:
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
-def test_a_dropped_session_closes_its_file_at_once(tmp_path: Path) -> None:
-    path = compacted_fixture_session(tmp_path)
+@pytest.mark.parametrize("source", LARGE)
+def test_a_dropped_session_closes_its_file_at_once(source: Path, tmp_path: Path) -> None:
+    path = compacted_fixture_session(tmp_path, source)
     gc.collect()
     gc.disable()  # what frees a session must be reference counting, not a cycle collection
     try:
@@ -209,10 +224,11 @@ def test_a_dropped_session_closes_its_file_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
+@pytest.mark.parametrize("source", LARGE)
 def test_context_reads_nothing_past_a_compaction_whose_kept_entry_is_elsewhere(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = compacted_fixture_session(tmp_path)
+    path = compacted_fixture_session(tmp_path, source)
     with SessionFile.open(path) as session:
         # as a hook may write it: the first kept entry is on no path
         session.append_compaction("hook summary", "nowhere", 1, from_hook=True)
@@ -226,10 +242,11 @@ def test_context_reads_nothing_past_a_compaction_whose_kept_entry_is_elsewhere(
 
 
 @pytest.mark.usefixtures("lazy_from_any_size")
+@pytest.mark.parametrize("source", LARGE)
 def test_navigating_reads_only_the_branch_it_leaves_and_holds_the_new_context(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = compacted_fixture_session(tmp_path)
+    path = compacted_fixture_session(tmp_path, source)
     session = SessionFile.read(path)
     store = session.entries
     assert isinstance(store, IndexedEntries)

@@ -12,7 +12,7 @@ import pytest
 from pi_lsp.js_json import json_stringify, parse_json
 from pi_lsp.session.migration import migrate_records, migrated_entry_id, session_version
 from pi_lsp.session.session_file import SessionFile
-from tests.sessions import fixture_session
+from tests.sessions import FIXTURE_NAMES, fixture_session_params
 
 ENTRY_ID = re.compile(r"[0-9a-f]{8}")
 
@@ -142,14 +142,14 @@ def test_version_reading(version: Any, expected: Any, noted: bool) -> None:
 # The real v1 fixtures
 
 
-def _fixture_records(name: str) -> list[dict[str, Any]]:
-    text = fixture_session(name).read_text(encoding="utf-8")
+def _fixture_records(source: Path) -> list[dict[str, Any]]:
+    text = source.read_text(encoding="utf-8")
     return [parse_json(line) for line in text.split("\n") if line.strip()]
 
 
-@pytest.mark.parametrize("name", ["large-session.jsonl", "before-compaction.jsonl"])
-def test_fixture_migrates_to_one_chain_keeping_every_field(name: str) -> None:
-    original = _fixture_records(name)
+@pytest.mark.parametrize("source", fixture_session_params(*FIXTURE_NAMES))
+def test_fixture_migrates_to_one_chain_keeping_every_field(source: Path) -> None:
+    original = _fixture_records(source)
     assert "version" not in original[0]
     records = copy.deepcopy(original)
     report = migrate_records(records)
@@ -166,8 +166,11 @@ def test_fixture_migrates_to_one_chain_keeping_every_field(name: str) -> None:
         assert stripped == {k: v for k, v in before.items() if k != "firstKeptEntryIndex"}
 
 
-def test_before_compaction_fixture_points_compactions_at_the_indexed_entries() -> None:
-    original = _fixture_records("before-compaction.jsonl")
+@pytest.mark.parametrize("source", fixture_session_params("before-compaction.jsonl"))
+def test_before_compaction_fixture_points_compactions_at_the_indexed_entries(
+    source: Path,
+) -> None:
+    original = _fixture_records(source)
     assert original[0]["branchedFrom"].endswith(".jsonl")
     indexes = [r["firstKeptEntryIndex"] for r in original if r["type"] == "compaction"]
     assert indexes == [293, 551]
@@ -178,8 +181,10 @@ def test_before_compaction_fixture_points_compactions_at_the_indexed_entries() -
     assert records[0]["branchedFrom"] == original[0]["branchedFrom"]
 
 
-def test_reading_migrates_in_memory_and_writing_back_keeps_every_field(tmp_path: Path) -> None:
-    source = fixture_session("before-compaction.jsonl")
+@pytest.mark.parametrize("source", fixture_session_params("before-compaction.jsonl"))
+def test_reading_migrates_in_memory_and_writing_back_keeps_every_field(
+    source: Path, tmp_path: Path
+) -> None:
     session = SessionFile.read(source)
     assert session.migrated_from == 1
     written = tmp_path / "v3.jsonl"
