@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Iterable, Mapping
 
+from pi_lsp.regular_files import read_regular_file
 from pi_lsp.resources.agent_dir import resolve_agent_dir
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.relevance import is_bookkeeping_path, is_resource_path
@@ -35,14 +35,8 @@ DIGEST_LIMIT = 4 * 1024 * 1024
 def _digest(path: str) -> bytes | None:
     """The digest of a regular file's bytes; ``None`` when it is something else, or too big."""
     try:
-        info = os.stat(path)  # before opening: opening a FIFO would wait for a writer
-        if not stat.S_ISREG(info.st_mode) or info.st_size > DIGEST_LIMIT:
-            return None
-        with open(path, "rb") as handle:
-            data = handle.read(DIGEST_LIMIT + 1)
-    except OSError:
-        return None
-    if len(data) > DIGEST_LIMIT:
+        data = read_regular_file(path, DIGEST_LIMIT)
+    except OSError:  # RefusedFileError among them: a pipe, a device, a file past the limit
         return None
     return hashlib.blake2b(data, digest_size=16).digest()
 
