@@ -317,10 +317,11 @@ def _rename_skill(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
 # skill-description-required
 
 _MARKDOWN = MarkdownIt("commonmark")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_CODE = re.compile(r"(`+)(.+?)\1", re.S)
+# linear as the same constructs in pi_lsp.lint.instructions are (see the note on _INLINE there)
+_LINK = re.compile(r"!?\[([^\[\]]*+)\]\((?:[^()]++|\([^()]*+\))*+\)")
+_CODE = re.compile(r"(?<!`)(`{1,32}+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 _EMPHASIS = re.compile(r"\*\*|__|~~|\*|(?<!\w)_|_(?!\w)")
-_HTML = re.compile(r"<[^>\n]+>")
+_HTML = re.compile(r"<[^<>\n]++>")
 
 
 def _plain_text(markdown: str) -> str:
