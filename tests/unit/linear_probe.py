@@ -11,8 +11,9 @@ the same per character at both sizes, a quadratic one ``LARGE / SMALL`` times mo
 exponential one never ends and meets the alarm.
 
 The registry is every compiled pattern reachable from a module of ``pi_lsp`` (module globals,
-and inside containers and dataclass objects held by them), so a pattern added later is probed
-without anyone listing it. How a module calls a pattern (``match``/``fullmatch`` anchored at
+and inside containers and dataclass objects held by them) and every pattern written in place in
+a call (``re.sub(r"\\s+", ...)``), so a pattern added later is probed without anyone listing
+it. How a module calls a pattern (``match``/``fullmatch`` anchored at
 the start, ``search``/``finditer``/``sub``/``split`` from every position) is read from the
 module's source; a pattern the module never calls by name is probed in every way.
 """
@@ -230,6 +231,57 @@ def _call_modes(module: ModuleType) -> dict[str, set[str]]:
     return modes
 
 
+def _flags(node: ast.expr | None) -> int | None:
+    """The value of a flags argument written as ``re.I | re.S``; ``None`` if not that form."""
+    if node is None:
+        return 0
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _flags(node.left), _flags(node.right)
+        return None if left is None or right is None else left | right
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        value = getattr(re, node.attr, None) if node.value.id == "re" else None
+        return int(value) if isinstance(value, re.RegexFlag) else None
+    return None
+
+
+_FLAGS_POSITION = {"compile": 1, "match": 2, "fullmatch": 2, "search": 2, "findall": 2}
+_FLAGS_POSITION.update({"finditer": 2, "split": 3, "sub": 4, "subn": 4})
+
+
+def inline_patterns(module: ModuleType) -> Iterator[tuple[str, re.Pattern[Any], tuple[str, ...]]]:
+    """Patterns written in place (``re.sub(r"\\s+", " ", text)``), with how they are used."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError):
+        return
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        func = node.func
+        if not (isinstance(func.value, ast.Name) and func.value.id == "re"):
+            continue
+        position = _FLAGS_POSITION.get(func.attr)
+        if position is None or not node.args or not isinstance(node.args[0], ast.Constant):
+            continue
+        source = node.args[0].value
+        if not isinstance(source, str | bytes):
+            continue
+        flag_node = node.args[position] if len(node.args) > position else None
+        for keyword in node.keywords:
+            if keyword.arg == "flags":
+                flag_node = keyword.value
+        flags = _flags(flag_node)
+        if flags is None:
+            continue
+        if func.attr == "compile":
+            modes = ALL_MODES
+        elif func.attr in _ANCHORED_METHODS:
+            modes = (func.attr,)
+        else:
+            modes = ("search",)
+        yield f"{module.__name__}:{node.lineno}", re.compile(source, flags), modes
+
+
 def pattern_registry() -> dict[str, tuple[re.Pattern[Any], tuple[str, ...]]]:
     """``module.NAME`` of every reachable pattern, with the ways it is applied."""
     found: dict[str, tuple[re.Pattern[Any], tuple[str, ...]]] = {}
@@ -253,6 +305,9 @@ def pattern_registry() -> dict[str, tuple[re.Pattern[Any], tuple[str, ...]]]:
                 label = f"{module.__name__}.{name}" + ("" if direct else f"[{index}]")
                 used = calls.get(name) if direct else None
                 found[label] = (pattern, tuple(sorted(used)) if used else ALL_MODES)
+        for label, pattern, modes in inline_patterns(module):
+            if not any(pattern is known for known, _ in found.values()):
+                found.setdefault(label, (pattern, modes))
     return found
 
 
