@@ -390,7 +390,9 @@ def _add_description(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
 # ---------------------------------------------------------------------------------------------
 # duplicate-instruction, conflicting-instructions
 
-_LINE_PREFIX = re.compile(r"\s*(?:(?:[-*+]|\d{1,9}[.)])\s+|>\s?)*\s*")
+# blanks taken whole (possessive): the two \s* around an empty loop would split a blank run
+# in n² ways before failing on the character after it
+_LINE_PREFIX = re.compile(r"\s*+(?:(?:[-*+]|\d{1,9}[.)])\s++|>\s?+)*+\s*+")
 
 
 def _instruction_at(doc: _Text, where: SourceRange) -> Instruction | None:
