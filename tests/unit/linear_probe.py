@@ -95,20 +95,28 @@ UNITS: tuple[str, ...] = (
     "**/",
     "—",
 )
-#: An opener once, then a filler that never closes it: an unclosed quote, code span, link,
-#: tag or frontmatter block, the value of a key. Probed as ``opener + filler…``.
-OPENED: tuple[tuple[str, str], ...] = (
-    ('"', "a "),
-    ('"', "a\\"),
-    ("'", "a "),
-    ("`", "a "),
-    ("[", "a "),
-    ("](", "a "),
-    ("<", "a "),
-    ("---\n", "a: b\n"),
-    ("a:", " "),
+#: An opener once, then a filler that never closes it (an unclosed quote, code span, link, tag
+#: or frontmatter block, the value of a key), and a last character that makes a pattern
+#: anchored at the end fail only after trying the whole filler (a cue word, a long blank run,
+#: then a word). Probed as ``opener + filler… + tail``.
+OPENED: tuple[tuple[str, str, str], ...] = (
+    ('"', "a ", ""),
+    ('"', "a\\", ""),
+    ("'", "a ", ""),
+    ("`", "a ", ""),
+    ("[", "a ", ""),
+    ("](", "a ", ""),
+    ("<", "a ", ""),
+    ("---\n", "a: b\n", ""),
+    ("a:", " ", "x"),
+    ("", " ", "x"),
+    ("", "\n", "x"),
+    ("not", " ", "x"),
+    ("over", " ", "x"),
+    ("without", " ", "x"),
+    ("e.g.", " ", "x"),
 )
-CORPUS: tuple[tuple[str, str], ...] = tuple(("", unit) for unit in UNITS) + OPENED
+CORPUS: tuple[tuple[str, str, str], ...] = tuple(("", unit, "") for unit in UNITS) + OPENED
 
 _SEARCH_METHODS = frozenset({"search", "finditer", "findall", "sub", "subn", "split"})
 _ANCHORED_METHODS = frozenset({"match", "fullmatch"})
@@ -124,9 +132,9 @@ def _alarm(_signum: int, _frame: FrameType | None) -> None:
     raise Runaway
 
 
-def repeat_to(opener: str, filler: str, size: int) -> str:
-    """``opener`` then ``filler`` repeated, ``size`` characters in all."""
-    return (opener + filler * (size // len(filler) + 1))[:size]
+def repeat_to(opener: str, filler: str, tail: str, size: int) -> str:
+    """``opener``, ``filler`` repeated and ``tail``: ``size`` characters in all."""
+    return (opener + filler * (size // len(filler) + 1))[: size - len(tail)] + tail
 
 
 def run_mode(pattern: re.Pattern[Any], mode: str, subject: Any) -> None:
@@ -368,13 +376,16 @@ def function_registry() -> dict[str, Callable[[str], object]]:
 
 def probe_function(call: Callable[[str], object]) -> Iterator[dict[str, Any]]:
     worst: dict[str, Any] = {"screen": 0.0}
-    for opener, filler in CORPUS:
+    for opener, filler, tail in CORPUS:
 
-        def make(size: int, opener: str = opener, filler: str = filler) -> Callable[[], object]:
-            text = repeat_to(opener, filler, size)
+        def make(
+            size: int, case: tuple[str, str, str] = (opener, filler, tail)
+        ) -> Callable[[], object]:
+            text = repeat_to(*case, size)
             return lambda: call(text)
 
-        result = {"mode": "call", "unit": opener + filler * 3, **screened_growth(make)}
+        result: dict[str, Any] = {"mode": "call", "unit": opener + filler * 3 + "…" + tail}
+        result.update(screened_growth(make))
         if "confirm" in result:
             yield result
         if result["screen"] > worst["screen"]:
@@ -391,16 +402,17 @@ def probe_pattern(pattern: re.Pattern[Any], modes: tuple[str, ...]) -> Iterator[
     encode = isinstance(pattern.pattern, bytes)
     worst: dict[str, Any] = {"screen": 0.0}
     for mode in modes:
-        for opener, filler in CORPUS:
+        for opener, filler, tail in CORPUS:
 
             def make(
-                size: int, opener: str = opener, filler: str = filler, mode: str = mode
+                size: int, case: tuple[str, str, str] = (opener, filler, tail), mode: str = mode
             ) -> Callable[[], object]:
-                text = repeat_to(opener, filler, size)
+                text = repeat_to(*case, size)
                 subject: Any = text.encode("utf-8") if encode else text
                 return lambda: run_mode(pattern, mode, subject)
 
-            result = {"mode": mode, "unit": opener + filler * 3, **screened_growth(make)}
+            result: dict[str, Any] = {"mode": mode, "unit": opener + filler * 3 + "…" + tail}
+            result.update(screened_growth(make))
             if "confirm" in result:
                 yield result
             if result["screen"] > worst["screen"]:

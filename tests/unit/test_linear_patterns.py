@@ -48,7 +48,7 @@ def probe(*args: str, timeout: float) -> list[dict[str, Any]]:
 
 def super_linear(records: list[dict[str, Any]]) -> list[str]:
     return [
-        f"{r['pattern']} ({r['kind']}) {r['mode']} on {r['unit']!r}…: one character "
+        f"{r['pattern']} ({r['kind']}) {r['mode']} on {r['unit']!r}: one character "
         f"costs {r['confirm']:.0f}x more at 1 MB than at 10 KB"
         for r in records
         if r.get("confirm", 0.0) > CONFIRM_LIMIT
