@@ -43,7 +43,8 @@ SCREEN_LIMIT = 3.0
 #: per-character cost growth from 10 KB to 1 MB past which a call is super-linear
 #: (quadratic: 100; linear calls stay near 1 even on a loaded machine, since CPU time is used)
 CONFIRM_LIMIT = 10.0
-#: CPU seconds one call may take before it counts as runaway
+#: CPU seconds one call may take before it counts as runaway: at the screen's sizes, and at 1 MB
+SCREEN_CEILING = 0.5
 CEILING = 2.0
 
 #: Repeated to the probe sizes: unclosed quotes, escapes, runs of blanks, dashes and stars,
@@ -94,6 +95,10 @@ UNITS: tuple[str, ...] = (
     "always ",
     "**/",
     "—",
+    "a=",
+    "#",
+    "|",
+    "%",
 )
 #: An opener once, then a filler that never closes it (an unclosed quote, code span, link, tag
 #: or frontmatter block, the value of a key), and a last character that makes a pattern
@@ -147,11 +152,11 @@ def run_mode(pattern: re.Pattern[Any], mode: str, subject: Any) -> None:
         pattern.fullmatch(subject)
 
 
-def cpu_cost(call: Callable[[], object], repeats: int) -> float:
-    """Best CPU time of ``repeats`` runs of ``call``; raises :class:`Runaway` past the ceiling."""
+def cpu_cost(call: Callable[[], object], repeats: int, ceiling: float) -> float:
+    """Best CPU time of ``repeats`` runs of ``call``; raises :class:`Runaway` past ``ceiling``."""
     best = float("inf")
     for _ in range(repeats):
-        signal.setitimer(signal.ITIMER_VIRTUAL, CEILING)
+        signal.setitimer(signal.ITIMER_VIRTUAL, ceiling)
         start = time.thread_time()
         try:
             call()
@@ -170,9 +175,11 @@ def growth(make: Callable[[int], Callable[[], object]], sizes: tuple[int, int]) 
     """
     small, large = sizes
     small_call, large_call = make(small), make(large)
+    screening = large <= SCREEN[1]
+    ceiling = SCREEN_CEILING if screening else CEILING
     try:
-        small_cost = cpu_cost(small_call, 2 if small <= SCREEN[0] else 3)
-        large_cost = cpu_cost(large_call, 2 if large <= SCREEN[1] else 1)
+        small_cost = cpu_cost(small_call, 2 if screening else 3, ceiling)
+        large_cost = cpu_cost(large_call, 2 if screening else 1, ceiling)
     except Runaway:
         return float("inf")
     # a floor of 20 ns per character keeps timer noise on a tiny input from looking like growth
