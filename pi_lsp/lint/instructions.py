@@ -94,6 +94,8 @@ _INLINE = re.compile(
 # and a blank line is found without letting \s* run over every following line break.
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++\S)|\n(?=[^\S\n]*+\n)")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp)|\.\.)\.?$", re.I)
+#: more characters than the longest text _ABBREVIATION matches ("approx.")
+_ABBREVIATION_REACH = 10
 _POLARITY_WORDS = re.compile(
     r"^(?:(?:please|you|we|always|never|must|should|shall|make sure to|be sure to|ensure you|"
     r"do not|don'?t|must not|mustn'?t|should not|shouldn'?t|never ever|avoid|remember to|"
@@ -203,9 +205,12 @@ def _sentences(plain: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(plain):
-        if _ABBREVIATION.search(plain[start : match.start() + 1]) and not match.group(0).startswith(
-            "\n"
-        ):
+        # an abbreviation ends at the mark, so only its last few characters are searched (the
+        # whole sentence so far would make a run of "e.g." quadratic); \b still sees the
+        # character before the window, and the one before ``start`` is never a word character
+        end = match.start() + 1
+        window = max(start, end - _ABBREVIATION_REACH)
+        if _ABBREVIATION.search(plain, window, end) and not match.group(0).startswith("\n"):
             continue
         spans.append((start, match.end()))
         start = match.end()
