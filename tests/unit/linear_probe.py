@@ -344,6 +344,7 @@ def _quietly(call: Callable[[str], object]) -> Callable[[str], object]:
 def function_registry() -> dict[str, Callable[[str], object]]:
     """Public functions that read user text, each taking the adversarial text somewhere a user
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
+    from pi_lsp.lint.instructions import extract_instructions
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
     from pi_lsp.resources.settings import parse_json_document
@@ -374,6 +375,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
         "settings": _quietly(parse_json_document),
         "settings string": _quietly(lambda text: parse_json_document(json.dumps({"a": text}))),
         "path references": lambda text: find_path_refs(text, "/nonexistent/AGENTS.md"),
+        "instructions of a context file": lambda text: extract_instructions("/x/AGENTS.md", text),
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
             text.encode("utf-8", "surrogatepass"), False

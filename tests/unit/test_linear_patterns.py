@@ -73,6 +73,7 @@ def test_every_function_applying_patterns_to_user_text_is_linear() -> None:
         "frontmatter value continued on the next line",
         "glob matching a long path",
         "ignore rules matching a long path",
+        "instructions of a context file",
     }
     assert super_linear(records) == []
 
