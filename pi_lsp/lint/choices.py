@@ -299,8 +299,12 @@ _NEGATED_START = re.compile(
 _LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$")
 
 # A rejecting cue right before a value ("don't use ", "not ", "instead of ", "avoid ").
+# What may follow a cue up to the value: blanks, at most two marks, blanks. The blanks are
+# taken whole (\W matches a blank too, so a blank run could otherwise be split between the
+# three parts in n² ways before the end fails); that matches the same texts.
+_CUE_END = r"\s*+\W{0,2}\s*+$"
 _FILLER = (
-    r"(?:\s+(?:use|using|run|running|call|calling|invoke|invoking|install|installing|add|"
+    r"(?:\s++(?:use|using|run|running|call|calling|invoke|invoking|install|installing|add|"
     r"adding|the|a|an|any|with|rely on|depend on|to|use of|via|other|tools like|like|"
     r"commands? like|such as))*"
 )
@@ -308,10 +312,10 @@ _REJECT_BEFORE = re.compile(
     r"\b(?:don'?t|do not|never|avoid|avoiding|must not|mustn'?t|should not|shouldn'?t|not|"
     r"stop|instead of|rather than|cannot|can'?t|in place of|replacing|replace|forbid|ban)"
     + _FILLER
-    + r"\s*\W{0,2}\s*$",
+    + _CUE_END,
     re.IGNORECASE,
 )
-_OVER_BEFORE = re.compile(r"\bover\s*\W{0,2}\s*$", re.IGNORECASE)
+_OVER_BEFORE = re.compile(r"\bover" + _CUE_END, re.IGNORECASE)
 _REJECT_AFTER = re.compile(
     r"^\W{0,2}\s*(?:is|are)\s+(?:not allowed|forbidden|banned|deprecated|not supported|"
     r"discouraged|not used|no longer used)\b",
@@ -328,7 +332,7 @@ _OMIT_BEFORE = re.compile(
     r"\b(?:omit|omitting|drop|skip|leave out|no|without)\s+(?:the\s+|any\s+|trailing\s+)?\W{0,2}$",
     re.IGNORECASE,
 )
-_WITHOUT_BEFORE = re.compile(r"\b(?:without|no)\s*\W{0,2}\s*$", re.IGNORECASE)
+_WITHOUT_BEFORE = re.compile(r"\b(?:without|no)" + _CUE_END, re.IGNORECASE)
 _REVERSE_NEGATION = re.compile(
     r"\b(?:don'?t|do not|never) (?:forget|hesitate|skip running|omit running)\b", re.IGNORECASE
 )

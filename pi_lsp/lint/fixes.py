@@ -321,10 +321,11 @@ def _rename_skill(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
 # skill-description-required
 
 _MARKDOWN = MarkdownIt("commonmark")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_CODE = re.compile(r"(`+)(.+?)\1", re.S)
+# linear as the same constructs in pi_lsp.lint.instructions are (see the note on _INLINE there)
+_LINK = re.compile(r"!?\[([^\[\]]*+)\]\((?:[^()]++|\([^()]*+\))*+\)")
+_CODE = re.compile(r"(?<!`)(`{1,32}+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 _EMPHASIS = re.compile(r"\*\*|__|~~|\*|(?<!\w)_|_(?!\w)")
-_HTML = re.compile(r"<[^>\n]+>")
+_HTML = re.compile(r"<[^<>\n]++>")
 
 
 def _plain_text(markdown: str) -> str:
@@ -393,7 +394,9 @@ def _add_description(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
 # ---------------------------------------------------------------------------------------------
 # duplicate-instruction, conflicting-instructions
 
-_LINE_PREFIX = re.compile(r"\s*(?:(?:[-*+]|\d{1,9}[.)])\s+|>\s?)*\s*")
+# blanks taken whole (possessive): the two \s* around an empty loop would split a blank run
+# in n² ways before failing on the character after it
+_LINE_PREFIX = re.compile(r"\s*+(?:(?:[-*+]|\d{1,9}[.)])\s++|>\s?+)*+\s*+")
 
 
 def _instruction_at(doc: _Text, where: SourceRange) -> Instruction | None:

@@ -77,15 +77,22 @@ _OVERRIDE = re.compile(
     re.I,
 )
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|\Z)")
+# Each branch stops where a failed try at the next start would begin, so no start rescans the
+# text after it: a code span opens on a whole run of at most 32 backticks and closes on a run of
+# the same length (a run length that fails once fails for every later run, so at most 32 runs
+# scan to the end); link text and tags cannot hold their own opener; a destination holds one
+# level of balanced parentheses.
 _INLINE = re.compile(
-    r"(?P<code>(?P<ticks>`+)(?P<codetext>.+?)(?P=ticks))"
-    r"|(?P<link>!?\[(?P<linktext>[^\]]*)\]\([^)]*\))"
-    r"|(?P<html><[^>\n]+>)"
+    r"(?P<code>(?P<ticks>(?<!`)`{1,32}+(?!`))(?P<codetext>.+?)(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<link>!?\[(?P<linktext>[^\[\]]*+)\]\((?:[^()]++|\([^()]*+\))*+\))"
+    r"|(?P<html><[^<>\n]++>)"
     r"|(?P<escape>\\(?P<escaped>[^\w\s]))"
     r"|(?P<mark>\*\*|__|~~|\*|(?<!\w)_|_(?!\w))",
     re.S,
 )
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+\S)|\n(?=\s*\n)")
+# A run of end marks is tried from its first mark only (each later start would rescan the run),
+# and a blank line is found without letting \s* run over every following line break.
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++\S)|\n(?=[^\S\n]*+\n)")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp)|\.\.)\.?$", re.I)
 #: characters before a full stop that can hold an abbreviation ("approx." is the longest)
 _ABBREVIATION_WINDOW = 16

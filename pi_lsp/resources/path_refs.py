@@ -78,7 +78,9 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _LINE_SUFFIX = re.compile(r"^(.+?):(\d+)(?::\d+)?$")
 _LINE_FRAGMENT = re.compile(r"^L(\d+)(?:[-,:].*)?$")
 _WORD = re.compile(r"[^\s`\"'()<>\[\]{}|,;=\ufeff]+")
-_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.*?[^`])\1(?!`)", re.DOTALL)
+# at most 32 backticks open a span: a run length without a closing run scans to the end once,
+# and only 32 lengths can do so, which keeps the scan linear
+_CODE_SPAN = re.compile(r"(?<![`\\])(`{1,32}+)(?!`)(.*?[^`])\1(?!`)", re.DOTALL)
 _FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 _UNSAFE = re.compile(r"[*$<>{}\\%?!]")
 _TRAILING = ".,:;!?"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pi_lsp.resources.file_source import FileSource
 from pi_lsp.resources.js_text import js_trim
@@ -141,9 +141,7 @@ class PiIgnoreRules:
                     continue
                 rule = parse_rule(pattern)
                 if rule is not None:
-                    added.append(
-                        IgnoreRule(f"(?i:{rule.regex_source})", rule.whitelist, rule.only_dir)
-                    )
+                    added.append(replace(rule, ignore_case=True))
         if not added:
             return self
         return PiIgnoreRules(self._rules + tuple(added))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import Reader
 from ruamel.yaml.resolver import BaseResolver, VersionedResolver
-from ruamel.yaml.scanner import Scanner
+from ruamel.yaml.scanner import Scanner, ScannerError
 from ruamel.yaml.tag import Tag
 
 from pi_lsp.js_json import js_number
@@ -194,6 +195,40 @@ class _TabScanner(Scanner):
     """ruamel refuses tabs wherever it can; YAML 1.2 (and npm ``yaml``) accept them as
     separation inside a line: ``key:\tvalue``, ``a\tb`` in a plain scalar, ``x\t# note``, and
     on otherwise blank lines. Tabs as indentation (also of a continuation line) stay refused."""
+
+    # --- possible simple keys in constant time per token
+    # ruamel looks at every pending possible simple key for each token, and one is pending per
+    # open flow collection (within 1024 characters), so ``[[[[…`` cost O(n²) before failing.
+    # A key is only ever saved at the innermost open level, after the deeper levels closed and
+    # dropped theirs, so insertion order is age order: the oldest key is first, stale keys
+    # (on an earlier line or too far back) form a prefix, and the first key has the lowest
+    # token number. An OrderedDict gives that first key in constant time.
+
+    def reset_scanner(self) -> None:
+        super().reset_scanner()
+        self.possible_simple_keys = OrderedDict()
+
+    def next_possible_simple_key(self) -> Any:
+        for key in self.possible_simple_keys.values():
+            return key.token_number
+        return None
+
+    def stale_possible_simple_keys(self) -> None:
+        keys = self.possible_simple_keys
+        reader = self.reader
+        while keys:
+            level = next(iter(keys))
+            key = keys[level]
+            if key.line == reader.line and reader.index - key.index <= 1024:
+                return
+            if key.required:
+                raise ScannerError(
+                    "while scanning a simple key",
+                    key.mark,
+                    "could not find expected ':'",
+                    reader.get_mark(),
+                )
+            del keys[level]
 
     def scan_to_next_token(self) -> Any:
         peek = self.reader.peek

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -22,14 +21,8 @@ from typing import Any
 from pi_lsp.js_json import js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.file_walk import FdWalk, WalkCancelled, inside_git_repository
-from pi_lsp.tools.glob_regex import (
-    GlobError,
-    GlobOptions,
-    compile_regex,
-    glob_regex_source,
-    has_uppercase,
-    parse_glob,
-)
+from pi_lsp.tools.glob_automaton import GlobAutomaton, GlobSpec
+from pi_lsp.tools.glob_regex import GlobError, GlobOptions, has_uppercase, parse_glob
 from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.paths import resolve_to_cwd
@@ -86,7 +79,7 @@ class FindTool:
                 f"[fd error]: Search path '{search_path}' is not a directory.\n"
                 "[fd error]: No valid search paths given."
             )
-        name_regex, full_path = fd_pattern(args["pattern"])
+        name_glob, full_path = fd_pattern(args["pattern"])
         cancelled = threading.Event()
         walk = FdWalk(
             search_path,
@@ -94,7 +87,7 @@ class FindTool:
             working_dir=str(ctx.cwd),
             cancelled=cancelled,
         )
-        search = partial(_search, walk, name_regex, full_path, max_results)
+        search = partial(_search, walk, name_glob, full_path, max_results)
         found = await _run_cancellable(ctx, search, cancelled)
         if not found:
             return ToolResult.text(NO_FILES)
@@ -112,8 +105,9 @@ def fd_max_results(limit: float) -> int | None:
     return int(text) or None
 
 
-def fd_pattern(pattern: str) -> tuple[re.Pattern[bytes] | None, bool]:
-    """The byte regex fd builds for Pi's glob (``None`` matches everything) and full-path mode."""
+def fd_pattern(pattern: str) -> tuple[GlobAutomaton | None, bool]:
+    """The matcher of fd's glob for Pi's pattern (``None`` matches everything) and full-path
+    mode; a path costs one pass over its bytes whatever the glob."""
     full_path = "/" in pattern
     if full_path and not (pattern.startswith(("/", "**/")) or pattern == "**"):
         pattern = "**/" + pattern
@@ -123,13 +117,13 @@ def fd_pattern(pattern: str) -> tuple[re.Pattern[bytes] | None, bool]:
         tokens = parse_glob(pattern, _FD_GLOB)
     except GlobError as exc:
         raise ToolError(f"[fd error]: {exc}") from None
-    flags = re.DOTALL if has_uppercase(tokens) else re.DOTALL | re.IGNORECASE
-    return compile_regex(glob_regex_source(tokens, _FD_GLOB), flags), full_path
+    spec = GlobSpec(tokens, _FD_GLOB, ignore_case=not has_uppercase(tokens))
+    return GlobAutomaton([spec]), full_path
 
 
 def _search(
     walk: FdWalk,
-    name_regex: re.Pattern[bytes] | None,
+    name_glob: GlobAutomaton | None,
     full_path: bool,
     max_results: int | None,
 ) -> list[str]:
@@ -137,7 +131,7 @@ def _search(
     found: list[str] = []
     for entry in walk.entries():
         subject = entry.absolute if full_path else entry.name
-        if name_regex is not None and name_regex.fullmatch(subject) is None:
+        if name_glob is not None and not name_glob.fullmatch(subject):
             continue
         shown = entry.relative.decode("utf-8", "replace")
         found.append(shown + "/" if entry.is_dir else shown)

@@ -263,21 +263,29 @@ def compile_regex(source: str, flags: int = re.DOTALL) -> re.Pattern[bytes]:
     return re.compile(source.encode("ascii"), flags)
 
 
-def _token_regex(token: Token, options: GlobOptions) -> str:
+def byte_item_regex(token: Literal | AnyChar | CharClass, options: GlobOptions) -> list[str]:
+    """The regex items, one per byte consumed, a one-byte-at-a-time token stands for."""
     if isinstance(token, Literal):
-        return _escape_char(token.char)
+        encoded = token.char.encode("utf-8", "surrogatepass")
+        if len(encoded) == 1:
+            return [_escape_char(token.char)]
+        return [f"\\x{byte:02x}" for byte in encoded]
     if isinstance(token, AnyChar):
-        return "[^/]" if options.literal_separator else "."
+        return ["[^/]" if options.literal_separator else "."]
+    return [_class_regex(token)]
+
+
+def _token_regex(token: Token, options: GlobOptions) -> str:
+    if isinstance(token, Literal | AnyChar | CharClass):
+        return "".join(byte_item_regex(token, options))
     if isinstance(token, ZeroOrMore):
-        return "[^/]*" if options.literal_separator else ".*"
+        return byte_item_regex(AnyChar(), options)[0] + "*"
     if isinstance(token, RecursivePrefix):
         return "(?:/?|.*/)"
     if isinstance(token, RecursiveSuffix):
         return "/.*"
     if isinstance(token, RecursiveZeroOrMore):
         return "(?:/|/.*/)"
-    if isinstance(token, CharClass):
-        return _class_regex(token)
     parts = ["".join(_token_regex(t, options) for t in branch) for branch in token.branches]
     kept = [part for part in parts if part or options.empty_alternates]
     return f"(?:{'|'.join(kept)})" if kept else ""

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
-from pi_lsp.tools.glob_regex import GlobError, GlobOptions, glob_regex_source, parse_glob
+from pi_lsp.tools.glob_automaton import GlobAutomaton, GlobSpec
+from pi_lsp.tools.glob_regex import GlobError, GlobOptions, Token, parse_glob
 
 _GITIGNORE_GLOB = GlobOptions(
     literal_separator=True, backslash_escape=True, allow_unclosed_class=True
@@ -28,9 +29,10 @@ _BOM = "\ufeff"
 class IgnoreRule:
     """One usable line of a rule file."""
 
-    regex_source: str
+    tokens: tuple[Token, ...]
     whitelist: bool
     only_dir: bool
+    ignore_case: bool = False
 
 
 def parse_rule(line: str) -> IgnoreRule | None:
@@ -67,7 +69,7 @@ def parse_rule(line: str) -> IgnoreRule | None:
         tokens = parse_glob(glob, _GITIGNORE_GLOB)
     except GlobError:
         return None
-    return IgnoreRule(glob_regex_source(tokens, _GITIGNORE_GLOB), whitelist, only_dir)
+    return IgnoreRule(tokens, whitelist, only_dir)
 
 
 class IgnoreFile:
@@ -88,25 +90,24 @@ class IgnoreFile:
         """Whether the rules ignore ``path`` (absolute, or already relative to the root)."""
         if path.startswith(self._prefix):
             path = path[len(self._prefix) :]
-        regex = self._any if is_dir else self._files
-        if regex is None:
+        matcher, indexes = self._any if is_dir else self._files
+        if matcher is None:
             return None
-        found = regex.fullmatch(path)
-        if found is None or found.lastgroup is None:
+        found = matcher.last_match(path)
+        if found is None:
             return None
-        return not self._whitelist[int(found.lastgroup[1:])]
+        return not self._whitelist[indexes[found]]
 
 
-def _combined(rules: list[IgnoreRule], *, include_dir_only: bool) -> re.Pattern[bytes] | None:
-    """One regex trying the rules last to first, so the first alternative that matches wins."""
-    parts = [
-        f"(?P<r{index}>{rule.regex_source})"
-        for index, rule in reversed(list(enumerate(rules)))
-        if include_dir_only or not rule.only_dir
-    ]
-    if not parts:
-        return None
-    return re.compile("|".join(parts).encode("ascii"), re.DOTALL)
+def _combined(
+    rules: list[IgnoreRule], *, include_dir_only: bool
+) -> tuple[GlobAutomaton | None, list[int]]:
+    """One automaton for the rules (the last rule that matches wins) and each one's index."""
+    indexes = [i for i, rule in enumerate(rules) if include_dir_only or not rule.only_dir]
+    if not indexes:
+        return None, []
+    specs = [GlobSpec(rules[i].tokens, _GITIGNORE_GLOB, rules[i].ignore_case) for i in indexes]
+    return GlobAutomaton(specs), indexes
 
 
 def read_rule_lines(path: str | os.PathLike[str] | bytes) -> list[str]:
@@ -129,7 +130,10 @@ def load_ignore_file(root: bytes, path: str | os.PathLike[str] | bytes) -> Ignor
 
 # --- global rule files ---------------------------------------------------------------------------
 
-_EXCLUDES_FILE = re.compile(rb'(?im)^\s*excludesfile\s*=\s*"?\s*(\S+?)\s*"?\s*$')
+# blanks inside one line only: \s would let every line start scan all the line breaks after it
+_EXCLUDES_FILE = re.compile(
+    rb'(?im)^[ \t]*+excludesfile[ \t]*+=[ \t]*+"?[ \t]*+(\S+?)[ \t]*+"?[ \t]*+$'
+)
 
 
 def git_global_excludes_path(home: Path | None = None) -> Path | None:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pi_lsp.tools.glob_automaton import GlobAutomaton, GlobSpec
 from pi_lsp.tools.glob_regex import (
     GlobError,
     GlobOptions,
@@ -18,8 +23,13 @@ SEPARATED = GlobOptions(literal_separator=True)
 
 
 def matches(glob: str, path: str, options: GlobOptions = PLAIN) -> bool:
-    regex = compile_regex(glob_regex_source(parse_glob(glob, options), options))
-    return regex.fullmatch(path.encode()) is not None
+    """Whether ``glob`` matches ``path``; the regex and the automaton (which the tools use)
+    must agree."""
+    tokens = parse_glob(glob, options)
+    regex = compile_regex(glob_regex_source(tokens, options))
+    by_regex = regex.fullmatch(path.encode()) is not None
+    assert GlobAutomaton([GlobSpec(tokens, options)]).fullmatch(path.encode()) is by_regex
+    return by_regex
 
 
 @pytest.mark.parametrize(
@@ -158,3 +168,65 @@ def test_unclosed_class_allowed_for_gitignore() -> None:
 )
 def test_smart_case(glob: str, case_sensitive: bool) -> None:
     assert has_uppercase(parse_glob(glob, SEPARATED)) is case_sensitive
+
+
+# --- the automaton agrees with the regex ---------------------------------------------------------
+
+_GLOB_PIECES = st.sampled_from(
+    [
+        "a",
+        "b",
+        "/",
+        "*",
+        "**",
+        "?",
+        "[ab]",
+        "[!a]",
+        "[a-é]",
+        "{a,b}",
+        "{*,/}",
+        "{,a}",
+        "é",
+        "A",
+        ".",
+        "\\*",
+        "/**/",
+        "**/",
+        "/**",
+    ]
+)
+_PATH_PIECES = st.sampled_from(["a", "b", "/", "A", ".", "é", "x"])
+_OPTIONS = st.sampled_from(
+    (
+        PLAIN,
+        SEPARATED,
+        GlobOptions(literal_separator=True, allow_unclosed_class=True),
+        GlobOptions(empty_alternates=True),
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    globs=st.lists(st.lists(_GLOB_PIECES, max_size=6).map("".join), min_size=1, max_size=3),
+    paths=st.lists(st.lists(_PATH_PIECES, max_size=8).map("".join), min_size=1, max_size=5),
+    options=_OPTIONS,
+    ignore_case=st.booleans(),
+)
+def test_automaton_picks_what_the_regex_picks(
+    globs: list[str], paths: list[str], options: GlobOptions, ignore_case: bool
+) -> None:
+    """The last glob whose regex matches a path is the one the automaton names."""
+    specs = []
+    for glob in globs:
+        try:
+            specs.append(GlobSpec(parse_glob(glob, options), options, ignore_case))
+        except GlobError:
+            continue
+    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    regexes = [compile_regex(glob_regex_source(spec.tokens, options), flags) for spec in specs]
+    automaton = GlobAutomaton(specs)
+    for path in paths:
+        subject = path.encode()
+        hits = [i for i, regex in enumerate(regexes) if regex.fullmatch(subject)]
+        assert automaton.last_match(subject) == (hits[-1] if hits else None)
