@@ -11,6 +11,15 @@ rewrite the line and save → the warning goes; open the pi-lsp chat view, send 
 model's ``bash`` call runs and its output shows in a tool card, and the Markdown answer streams
 in (the model holds the second half back until the first is on screen).
 
+Two journeys of issue 13 run in the same editor. The workspace holds a project skill
+(``.agents/skills/release-notes/SKILL.md``) and no ``trust.json``, so with the default trust
+setting the project is untrusted: the Problems panel lists the "untrusted project resource"
+warning (PI203) once, on ``SKILL.md``; its quick fix "Trust this project", chosen from the
+Problems panel, writes ``trust.json`` in the agent dir and the warning goes. Then "pi-lsp:
+Restart server" from the command palette: the test looks in /proc (children of code-server's
+extension host) and finds exactly one pi-lsp server, not the old one, once the new server's
+findings are back.
+
 Screenshots of every step go to ``test-artifacts/e2e/code-server/`` (printed; ``pytest -s``
 shows it). A failure names the step and carries its screenshot, the driver's output, the end of
 code-server's log and the extension's ``pi-lsp`` output channel.
@@ -32,7 +41,7 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +87,18 @@ PROMPT = "Run a command that says hello, please."
 TOOL_OUTPUT = "hello-from-bash"
 ANSWER_HEAD = "**Done.** The command printed `hello-from-bash`."
 ANSWER_TAIL = "\n\nWhat happened:\n\n- the shell ran `echo`\n- its output came back to me\n"
+SKILL = "release-notes"
+# a double-quoted value over two lines (valid YAML), the kind that once froze the server
+SKILL_MD = (
+    "---\n"
+    f"name: {SKILL}\n"
+    'description: "Draft release notes from the merged PRs,\n'
+    '  grouped by area."\n'
+    "---\n\n"
+    "# Release notes\n\nList the merged PRs by area, one line each.\n"
+)
+RESTART_TITLE = "pi-lsp: Restart server"  # vscode-client/package.json: category and title
+TRUST_FIX = "Trust this project"  # pi_lsp/lint/fixes.py, followed by the folder
 
 
 def find_code_server() -> Path | None:
@@ -167,6 +188,9 @@ def make_world(tmp: Path, model_url: str) -> World:
         folder.mkdir(parents=True)
     (workspace / "AGENTS.md").write_text("# Style\n\n- Always use tabs for indentation.\n")
     (workspace / "sub" / "AGENTS.md").write_text(CONFLICTING)
+    skill = workspace / ".agents" / "skills" / SKILL
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD)
     models = {
         "providers": {
             "local": {
@@ -278,18 +302,23 @@ def check_vsix_contents(vsix: Path) -> None:
 # -- processes ----------------------------------------------------------------------------------
 
 
+def parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[-1].split()[1])
+
+
 def descendants(pid: int) -> set[int]:
     """Every process below ``pid`` now (from /proc)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[-1].split()[1])
-        children.setdefault(parent, []).append(int(entry.name))
+        parent = parent_of(int(entry.name))
+        if parent is not None:
+            children.setdefault(parent, []).append(int(entry.name))
     found: set[int] = set()
     stack = [pid]
     while stack:
@@ -297,6 +326,29 @@ def descendants(pid: int) -> set[int]:
             if child not in found:
                 found.add(child)
                 stack.append(child)
+    return found
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def language_servers(code_server_pid: int) -> dict[int, dict[str, Any]]:
+    """The pi-lsp servers running below code-server now: pid → its command and its parent's."""
+    found: dict[int, dict[str, Any]] = {}
+    for pid in descendants(code_server_pid):
+        command = cmdline(pid)
+        if alive(pid) and "pi_lsp" in command and "serve" in command:
+            parent = parent_of(pid)
+            found[pid] = {
+                "command": command,
+                "parent": parent,
+                "parentCommand": cmdline(parent) if parent else [],
+            }
     return found
 
 
@@ -318,9 +370,15 @@ async def stop_tree(process: asyncio.subprocess.Process) -> None:
         await asyncio.wait_for(process.wait(), 5.0)
 
 
+@dataclass
+class CodeServer:
+    url: str  # with the workspace folder
+    pid: int
+
+
 @contextlib.asynccontextmanager
-async def code_server(world: World) -> AsyncIterator[str]:
-    """A running code-server on a free port of 127.0.0.1; yields its URL with the workspace."""
+async def code_server(world: World) -> AsyncIterator[CodeServer]:
+    """A running code-server on a free port of 127.0.0.1."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -358,7 +416,7 @@ async def code_server(world: World) -> AsyncIterator[str]:
                         f"code-server not ready within {READY_TIMEOUT} s\n{tail(world.log)}"
                     )
                 await asyncio.sleep(0.2)
-        yield f"{base}/?folder={world.workspace}"
+        yield CodeServer(f"{base}/?folder={world.workspace}", process.pid)
     finally:
         await stop_tree(process)
         log.close()
@@ -389,8 +447,14 @@ class DriverRun:
     stderr: str
 
 
-async def drive(config: dict[str, Any], work: Path, model: ScriptedModel) -> DriverRun:
-    """Run the browser driver; let the model finish its answer when the driver says so."""
+Answerer = Callable[[str], Awaitable[dict[str, Any]]]
+
+
+async def drive(
+    config: dict[str, Any], work: Path, model: ScriptedModel, answer: Answerer
+) -> DriverRun:
+    """Run the browser driver; let the model finish its answer when the driver says so, and
+    answer what it asks (one JSON line on its stdin)."""
     config_file = work / "driver.json"
     config_file.write_text(json.dumps(config, indent=2))
     process = await asyncio.create_subprocess_exec(
@@ -398,11 +462,12 @@ async def drive(config: dict[str, Any], work: Path, model: ScriptedModel) -> Dri
         str(DRIVER),
         str(config_file),
         cwd=CLIENT,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    assert process.stdin is not None
     assert process.stdout is not None and process.stderr is not None
     steps: dict[str, dict[str, Any]] = {}
     failure: dict[str, Any] | None = None
@@ -421,6 +486,15 @@ async def drive(config: dict[str, Any], work: Path, model: ScriptedModel) -> Dri
                 continue
             if record.get("event") == "partial-answer":
                 model.rest.set()
+            elif "ask" in record:
+                try:
+                    reply = await answer(record["ask"])
+                except AssertionError as error:  # the driver fails the step with it
+                    reply = {"error": str(error)}
+                assert process.stdin is not None
+                process.stdin.write((json.dumps(reply) + "\n").encode())
+                with contextlib.suppress(ConnectionError):
+                    await process.stdin.drain()
             elif "step" in record:
                 steps[record["step"]] = record
             elif "failed" in record:
@@ -439,6 +513,39 @@ async def drive(config: dict[str, Any], work: Path, model: ScriptedModel) -> Dri
 
 
 # -- the test -----------------------------------------------------------------------------------
+
+
+@dataclass
+class RestartWatch:
+    """Answers the driver's questions around "Restart server" from /proc: which pi-lsp servers
+    run below code-server before it, when the old one is gone and a new one runs, and which run
+    once the new one has answered."""
+
+    code_server_pid: int
+    seen: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+
+    def servers(self, when: str) -> dict[str, Any]:
+        found = language_servers(self.code_server_pid)
+        self.seen[when] = found
+        return {"pids": sorted(found)}
+
+    async def __call__(self, question: str) -> dict[str, Any]:
+        if question == "server-before-restart":
+            return self.servers(question)
+        if question == "server-replaced":
+            [old] = self.seen["server-before-restart"] or [None]
+            deadline = time.monotonic() + WAIT_MS / 1000
+            while True:
+                found = language_servers(self.code_server_pid)
+                if found and old not in found and (old is None or not alive(old)):
+                    return self.servers(question)
+                assert time.monotonic() < deadline, (
+                    f"no new pi-lsp server in place of pid {old}: {found}"
+                )
+                await asyncio.sleep(0.1)
+        if question == "server-answered":
+            return self.servers(question)
+        raise AssertionError(f"unknown question {question!r}")
 
 
 @pytest.mark.timeout(NPM_INSTALL_TIMEOUT + PACKAGE_TIMEOUT + READY_TIMEOUT + DRIVER_TIMEOUT + 60)
@@ -467,10 +574,10 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
         )
         assert "pi-lsp.pi-lsp@" in listed, listed
 
-        async with code_server(world) as url:
+        async with code_server(world) as editor:
             conflict = world.workspace / "sub" / "AGENTS.md"
             config = {
-                "url": url,
+                "url": editor.url,
                 "chromium": str(CHROMIUM),
                 "shots": str(SHOTS),
                 "timeoutMs": WAIT_MS,
@@ -486,6 +593,12 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
                     "replacement": "- Write short commit messages.",
                     "expectedAfterSave": FIXED,
                 },
+                "trust": {
+                    "problemText": "untrusted-project-resource",
+                    "fixTitle": TRUST_FIX,
+                    "storePath": str(world.agent / "trust.json"),
+                },
+                "restart": {"title": RESTART_TITLE},
                 "chat": {
                     "prompt": PROMPT,
                     "toolName": "bash",
@@ -494,7 +607,8 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
                     "final": "its output came back to me",
                 },
             }
-            result = await drive(config, tmp_path, model)
+            restarts = RestartWatch(editor.pid)
+            result = await drive(config, tmp_path, model, restarts)
 
         def report(what: str) -> str:
             return "\n".join(
@@ -518,11 +632,49 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
         for record in steps.values():
             print(f"{record['seconds']:6.1f} s  {record['step']:<17} {record['screenshot']}")
 
-        # The Problems panel listed the conflict on sub/AGENTS.md, and no other finding.
+        # The Problems panel listed the conflict on sub/AGENTS.md and the untrusted skill folder,
+        # and no other finding.
         problems = steps["problems"]["rows"]
         assert any("PI101" in row and "use tabs" in row for row in problems), report(str(problems))
         findings = [row for row in problems if " pi-lsp " in row]
-        assert findings and all("PI101" in row for row in findings), report(str(problems))
+        assert findings and all("PI101" in row or "PI203" in row for row in findings), report(
+            str(problems)
+        )
+
+        # PI203: once, under the SKILL.md file (the row above it in the tree), nowhere else.
+        rows = steps["untrusted"]["rows"]
+        untrusted = [i for i, row in enumerate(rows) if "PI203" in row["text"]]
+        assert len(untrusted) == 1, report(f"PI203 rows: {rows}")
+        [at] = untrusted
+        assert rows[at]["level"] == 2, report(str(rows))
+        owner = next(row for row in reversed(rows[:at]) if row["level"] == 1)
+        assert owner["text"].startswith("SKILL.md"), report(f"PI203 sits under {owner}")
+        assert f".agents/skills/{SKILL}" in owner["text"], report(str(owner))
+        # Its fix was offered from the Problems panel, and choosing it trusted the project:
+        # trust.json names the workspace (as Pi stores it: the real path) and the warning went.
+        offered = steps["trust-fix-offered"]["offered"]
+        assert any(item.startswith(TRUST_FIX) for item in offered), report(str(offered))
+        trusted = steps["trusted"]
+        assert json.loads(trusted["written"]) == {os.path.realpath(world.workspace): True}, report(
+            str(trusted)
+        )
+        assert not any("PI203" in row["text"] for row in trusted["rows"]), report(str(trusted))
+        assert json.loads((world.agent / "trust.json").read_text()) == json.loads(
+            trusted["written"]
+        )
+
+        # Restart: one server before, started by the extension host; once the new one answered
+        # (its PI101 back in the Problems panel) exactly one runs, another pid, the old one gone.
+        seen = restarts.seen
+        [(old, before)] = seen["server-before-restart"].items()
+        assert "extensionHost" in " ".join(before["parentCommand"]), report(str(before))
+        [(new, after)] = seen["server-answered"].items()
+        assert new != old and not alive(old), report(str(seen))
+        assert after["parent"] == before["parent"], report(str(seen))
+        palette = steps["restart-palette"]["rows"]
+        assert any(RESTART_TITLE in row for row in palette), report(str(palette))
+        back = steps["restarted"]["rows"]
+        assert any("PI101" in row["text"] for row in back), report(str(back))
         # The hover showed the instruction order: the root file first, this one second.
         hover = steps["hover"]["hover"]
         # paths relative to the workspace: "1. AGENTS.md — …", "2. sub/AGENTS.md ← this file — …"

@@ -9,13 +9,16 @@
 // look for (see the test). Every step prints one JSON line on stdout as it finishes:
 //   {"step": name, "seconds": since start, "screenshot": file, ...what was seen}
 // {"event": "partial-answer"} says the first half of the streamed answer is on screen (the test
-// then lets the model send the rest). On a failure the last line is
+// then lets the model send the rest). {"ask": name} asks the test to look at something itself
+// (the server's processes around a restart); the driver waits for the test's one-line JSON
+// answer on stdin and reports it with its step. On a failure the last line is
 //   {"failed": step, "error": message, "screenshot": file}
 // and the exit status is 1. Every wait names its own timeout; nothing sleeps for a fixed time
 // except short settles after a key press.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 import { chromium } from "playwright-core";
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
@@ -69,6 +72,46 @@ const oneLine = (text) => text.replace(/\s+/g, " ").trim();
 const editorLines = () => page.locator(".monaco-editor .view-lines").first();
 const markers = () => page.locator(".markers-panel .monaco-list-row", { hasText: config.problemText });
 
+const answers = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+/** Ask the test (on stdout) and wait for its answer (one JSON line on stdin). */
+async function ask(name, timeout) {
+  emit({ ask: name });
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the test did not answer ${name} within ${timeout} ms`)), timeout);
+  });
+  try {
+    const { value, done } = await Promise.race([answers.next(), late]);
+    if (done) throw new Error(`the test closed stdin instead of answering ${name}`);
+    const answer = JSON.parse(value);
+    if (answer.error) throw new Error(`${name}: ${answer.error}`);
+    return answer;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The Problems panel's rows in order: a file row (level 1) before the findings on it (level 2). */
+async function problemRows() {
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  return rows.evaluateAll((nodes) =>
+    nodes.map((node) => ({
+      level: Number(node.getAttribute("aria-level")),
+      text: node.innerText.replace(/\s+/g, " ").trim(),
+      label: node.getAttribute("aria-label") ?? "",
+    })),
+  );
+}
+
+async function waitForFileToExist(file, timeout) {
+  const deadline = Date.now() + timeout;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} was never written`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return fs.readFileSync(file, "utf8");
+}
+
 async function waitForFile(file, text, timeout) {
   const deadline = Date.now() + timeout;
   for (;;) {
@@ -109,6 +152,65 @@ try {
     const rows = await page.locator(".markers-panel .monaco-list-row").allInnerTexts();
     return { rows: rows.map(oneLine) };
   });
+
+  if (config.trust) {
+    const trust = config.trust;
+    const untrusted = () => page.locator(".markers-panel .monaco-list-row", { hasText: trust.problemText });
+
+    await step("untrusted", async () => {
+      await untrusted().first().waitFor({ timeout: LONG });
+      return { rows: await problemRows() };
+    });
+
+    const menuItems = () => page.locator(".context-view .monaco-menu .action-label");
+    await step("trust-fix-offered", async () => {
+      // Selecting the finding opens its file, and then (VS Code asks for fixes of open files
+      // only) the row's light bulb turns on and lists the fixes.
+      const row = untrusted().first();
+      await row.click();
+      await row.hover();
+      const bulb = row.locator(".actions .action-label.codicon-light-bulb:not(.disabled)").first();
+      await bulb.waitFor({ timeout: LONG });
+      await bulb.click();
+      await menuItems().filter({ hasText: trust.fixTitle }).first().waitFor({ timeout: SHORT });
+      const offered = await menuItems().allInnerTexts();
+      return { offered: offered.map(oneLine).filter((text) => text !== "") };
+    });
+
+    await step("trusted", async () => {
+      await menuItems().filter({ hasText: trust.fixTitle }).first().click();
+      const written = await waitForFileToExist(trust.storePath, LONG);
+      await untrusted().first().waitFor({ state: "detached", timeout: LONG });
+      const rows = await problemRows();
+      // Back to the conflicting file (the fix's file opened in front of it).
+      await page.locator(".tabs-container .tab", { hasText: path.basename(config.file.relative) }).first().click();
+      await editorLines().filter({ hasText: config.file.conflictLine }).waitFor({ timeout: SHORT });
+      return { written, rows };
+    });
+  }
+
+  if (config.restart) {
+    await step("restart-palette", async () => {
+      await editorLines().click();
+      await page.keyboard.press("Control+Shift+P");
+      const input = page.locator(".quick-input-widget input.input");
+      await input.waitFor({ timeout: SHORT });
+      await input.fill(`>${config.restart.title}`);
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: config.restart.title }).first();
+      await row.waitFor({ timeout: SHORT });
+      const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+      return { rows: rows.map(oneLine), before: await ask("server-before-restart", LONG) };
+    });
+
+    await step("restarted", async () => {
+      await page.keyboard.press("Enter");
+      await page.locator(".quick-input-widget input.input").waitFor({ state: "hidden", timeout: SHORT });
+      // The old client's findings went with it; once a new server runs, its own come back.
+      const started = await ask("server-replaced", LONG);
+      await markers().first().waitFor({ timeout: LONG });
+      return { started, answered: await ask("server-answered", LONG), rows: await problemRows() };
+    });
+  }
 
   await step("hover", async () => {
     // Hover the word's own element: the middle of the whole line may lie past its end.
