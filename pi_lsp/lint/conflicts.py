@@ -32,7 +32,6 @@ also a never/always one.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,6 +39,7 @@ from functools import lru_cache
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
+from pi_lsp.resources.shown_paths import reference_from
 
 CONFLICT = "conflicting-instructions"
 CONFLICT_IN_FILE = "conflicting-instructions-in-file"
@@ -73,7 +73,7 @@ def _where_label(placed: _Placed, other: _Placed) -> str:
     path = placed.instruction.path
     if placed.file_index == other.file_index:
         return f"line {placed.instruction.where.start_line + 1}"
-    return os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path)
+    return reference_from(other.instruction.path, path)
 
 
 def _choice_finding(later: _Placed, earlier: _Placed, new: Choice, old: Choice) -> Finding:

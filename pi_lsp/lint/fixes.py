@@ -50,6 +50,7 @@ from pi_lsp.lint.instructions import Instruction, extract_instructions
 from pi_lsp.lint.rules import rule_for
 from pi_lsp.resources.frontmatter import Frontmatter, FrontmatterError, parse_frontmatter
 from pi_lsp.resources.model import Finding, SourceRange
+from pi_lsp.resources.shown_paths import reference_from
 from pi_lsp.resources.yaml_core import core_scalar
 
 __all__ = [
@@ -500,17 +501,8 @@ def _remove_duplicate(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
 
 
 def _reference(here: str, other: str, context: FixContext) -> str:
-    """How the file ``here`` names ``other``, never by an absolute path of this machine:
-    ``~/…`` for a file under the home folder when ``here`` is not in one of its folders (the
-    global ``~/.pi/agent/AGENTS.md``), else relative to ``here``'s folder. Symbolic links are
-    resolved first, so a workspace opened through a link still gets ``../AGENTS.md``."""
-    here, other = os.path.realpath(here), os.path.realpath(other)
-    base, folder = os.path.dirname(here), os.path.dirname(other)
-    home = os.path.realpath(context.home) if context.home else None
-    outside = os.path.commonpath([base, folder]) != folder
-    if outside and home is not None and os.path.commonpath([home, other]) == home:
-        return "~/" + os.path.relpath(other, home)
-    return os.path.relpath(other, base)
+    """How the file ``here`` names ``other``, never by an absolute path of this machine."""
+    return reference_from(here, other, context.home or "")
 
 
 def _override_insertion(doc: _Text, instruction: Instruction, note: str) -> TextEdit:

@@ -32,6 +32,8 @@ def test_text_output_names_both_places(tmp_path: Path) -> None:
     assert len(conflicts) == 2  # pkg and other each contradict the root, not each other
     pkg = next(line for line in conflicts if line.startswith("pkg/AGENTS.md:3:"))
     assert " PI101 " in pkg
+    # the message names the other file as pkg/AGENTS.md would: relative to its folder
+    assert "but ../AGENTS.md says" in pkg
     index = lines.index(pkg)
     assert lines[index + 1].startswith("  --> AGENTS.md:3:")
     assert lines[-1].startswith("Found ")
