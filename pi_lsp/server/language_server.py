@@ -41,6 +41,15 @@ PROGRESS_CREATE_TIMEOUT = 2.0
 PRECOUNTED_PROMPTS = 8
 
 
+def _progress_name(cwd: str, root: str) -> str:
+    """The working directory a rebuild is loading, as the progress shows it: relative to the
+    workspace root, the root by its own name (a bare ``.`` reads as a stray dot)."""
+    relative = os.path.relpath(cwd, root)
+    if relative != ".":
+        return relative
+    return os.path.basename(os.path.normpath(root)) or root
+
+
 class PiProtocol(LanguageServerProtocol):
     """pygls's protocol with two changes.
 
@@ -202,7 +211,7 @@ class PiLanguageServer(LanguageServer):
 
             def loop_report(done: int, total: int, cwd: str) -> None:
                 report = types.WorkDoneProgressReport(
-                    message=os.path.relpath(cwd, self.state.root),
+                    message=_progress_name(cwd, self.state.root),
                     percentage=done * 100 // max(total, 1),
                 )
                 with contextlib.suppress(RuntimeError):  # the loop closed: the server exited
