@@ -12,6 +12,7 @@ from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
 from pi_lsp.resources.model import Finding, Severity
+from pi_lsp.resources.shown_paths import shown_path
 
 #: Folders never searched for working directories.
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn"})
@@ -132,8 +133,6 @@ def merge_working_directories(
     """The diagnostics of several working directories as one list: a problem seen from many
     of them once, and a name collision saying which working directories it was resolved for
     (the same loser can lose to another winner elsewhere), named relative to ``root``."""
-    from pi_lsp.lint.report import display_path
-
     found: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
     for cwd, diagnostics in linted:
         for diagnostic in diagnostics:
@@ -147,7 +146,7 @@ def merge_working_directories(
     for diagnostic, cwds in found.values():
         finding = diagnostic.finding
         if several and _resolved_per_working_directory(finding):
-            names = _listed([display_path(cwd, root) for cwd in cwds])
+            names = _listed([shown_path(cwd, root) for cwd in cwds])
             noun = "directory" if len(cwds) == 1 else "directories"
             message = f"{finding.message.rstrip('.')} in the working {noun} {names}."
             diagnostic = replace(diagnostic, finding=replace(finding, message=message))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from urllib.parse import urljoin, urlparse
+from urllib.request import url2pathname
 
 from tests.cli.isolated import isolated_env, run_pi_lsp
 
@@ -165,10 +167,21 @@ def test_every_format_names_a_file_the_same_way(tmp_path: Path) -> None:
         r["locations"][0]["physicalLocation"]["artifactLocation"]
         for r in sarif["runs"][0]["results"]
     ]
-    assert {loc["uri"] for loc in locations} == paths
-    assert all(
-        loc.get("uriBaseId") == ("ROOT" if loc["uri"][0] != "~" else None) for loc in locations
-    )
+    # inside the checked folder relative to ROOT, elsewhere an absolute file:// URI; every one
+    # resolves to the file the diagnostic is about
+    bases = sarif["runs"][0]["originalUriBaseIds"]
+    inside = {loc["uri"] for loc in locations if loc.get("uriBaseId") == "ROOT"}
+    assert inside == paths - {home_skill}
+    outside = [loc for loc in locations if "uriBaseId" not in loc]
+    assert {loc["uri"] for loc in outside} == {(skill / "SKILL.md").as_uri()}
+    for loc in locations:
+        uri = (
+            urljoin(bases[loc["uriBaseId"]]["uri"], loc["uri"])
+            if "uriBaseId" in loc
+            else loc["uri"]
+        )
+        assert urlparse(uri).scheme == "file"
+        assert Path(url2pathname(urlparse(uri).path)).is_file(), uri
     assert str(tmp_path) not in text + json.dumps(data["diagnostics"])
     # checking a subfolder: its own files relative to it, the parent's absolute
     sub = run("--format", "json", "pkg")
