@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pi_lsp.lint.checks import LintSettings, run_checks
+from pi_lsp.lint.checks import LintRun, LintSettings, run_checks
 from pi_lsp.lint.rules import Rule, rule_for
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import DISK, FileSource
@@ -61,12 +61,15 @@ def _diagnostic(finding: Finding, config: LintConfig) -> Diagnostic | None:
     return Diagnostic(finding, rule, severity)
 
 
-def lint_resources(resources: Resources, config: LintConfig | None = None) -> list[Diagnostic]:
-    """Every diagnostic for one working directory's snapshot."""
+def lint_resources(
+    resources: Resources, config: LintConfig | None = None, run: LintRun | None = None
+) -> list[Diagnostic]:
+    """Every diagnostic for one working directory's snapshot; ``run`` is what the working
+    directories of one lint run share (see :class:`~pi_lsp.lint.checks.LintRun`)."""
     config = config or LintConfig()
     findings = [
         *resources.findings,
-        *run_checks(resources, config.settings),
+        *run_checks(resources, config.settings, run),
         *instruction_findings(resources, config.file_seconds),
     ]
     diagnostics = [d for f in findings if (d := _diagnostic(f, config)) is not None]
@@ -104,6 +107,7 @@ def lint_tree(
 ) -> TreeLint:
     """Lint every working directory under ``root`` that has a context file, once per problem."""
     cache = ResourceCache()
+    run = LintRun(source)
     root = os.path.abspath(root)
     linted: list[tuple[str, list[Diagnostic]]] = []
     context_files: dict[str, None] = {}
@@ -111,7 +115,7 @@ def lint_tree(
         options = LoadOptions(cwd=cwd, agent_dir=agent_dir, approve=approve, env=env, home=home)
         resources = load_resources(options, source, cache)
         context_files.update(dict.fromkeys(f.path for f in resources.context_files.files))
-        linted.append((cwd, lint_resources(resources, config)))
+        linted.append((cwd, lint_resources(resources, config, run)))
     return TreeLint(merge_working_directories(linted, root), tuple(context_files))
 
 

@@ -237,3 +237,28 @@ def test_a_file_past_the_instruction_budget_is_checked_up_to_it(tmp_path: Path) 
     # the rule before the cut is compared, the one after it is not
     conflicts = [(d["line"], d["rule"]) for d in pkg if d["rule"].startswith("conflicting")]
     assert conflicts == [(4, "conflicting-instructions")]
+
+
+def test_an_untrusted_skills_folder_is_reported_on_a_skill_file_near_its_top(
+    tmp_path: Path,
+) -> None:
+    """The PI203 finding opens a SKILL.md one folder down (not a deeper one, never a binary
+    file); a skills folder with neither points at the project's context file instead."""
+    (tmp_path / "home").mkdir()
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "AGENTS.md").write_text("Use pnpm.\n")
+    skills = ws / ".agents" / "skills"
+    (skills / "a" / "nested").mkdir(parents=True)
+    (skills / "a" / "nested" / "SKILL.md").write_text("---\nname: nested\n---\n")
+    (skills / "a" / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (skills / "z").mkdir()
+    (skills / "z" / "SKILL.md").write_text("---\nname: z\ndescription: Zed the zone.\n---\n")
+    data = json.loads(check(tmp_path, "--format", "json").stdout)
+    assert [d["path"] for d in data["diagnostics"] if d["code"] == "PI203"] == [
+        ".agents/skills/z/SKILL.md"
+    ]
+    # only binary files and deep skills: the finding goes to the context file
+    (skills / "z" / "SKILL.md").unlink()
+    data = json.loads(check(tmp_path, "--format", "json").stdout)
+    assert [d["path"] for d in data["diagnostics"] if d["code"] == "PI203"] == ["AGENTS.md"]
