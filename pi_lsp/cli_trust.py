@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from shlex import quote
 from typing import TYPE_CHECKING, Any
 
 from pi_lsp.resources.agent_dir import canonicalize_path, resolve_agent_dir, resolve_path
@@ -84,9 +85,16 @@ def _report(message: str) -> None:
 
 
 def _show(path: str) -> str:
+    """``path`` as every ``pi-lsp`` command names it to the user: by the shown-path rule,
+    relative to the shell's working folder, so it can be pasted back into that shell."""
     from pi_lsp.resources.shown_paths import shown_path
 
     return shown_path(path, os.getcwd())
+
+
+def _reason(decision: TrustDecision) -> str:
+    """Why ``decision`` was made, with ``trust.json`` named as :func:`_show` names it."""
+    return decision.reason.replace(decision.store_path, _show(decision.store_path))
 
 
 def run_trust_command(opts: argparse.Namespace) -> int:
@@ -162,10 +170,11 @@ def _print_status(directory: str, agent_dir: str) -> int:
 
     decision = resolve_project_trust(directory, agent_dir)
     verdict = "trusted" if decision.trusted else "not trusted"
-    sys.stdout.write(f"{decision.cwd} is {verdict}: {decision.reason}\n")
+    sys.stdout.write(f"{decision.cwd} is {verdict}: {_reason(decision)}\n")
     if decision.requirements:
-        needs = ", ".join(_show(r.path) for r in decision.requirements)
-        sys.stdout.write(f"Needs trust for: {needs}\n")
+        resources = ", ".join(_show(r.path) for r in decision.requirements)
+        heading = "Loaded because it is trusted" if decision.trusted else "Needs trust for"
+        sys.stdout.write(f"{heading}: {resources}\n")
     if decision.rule == "store-error":
         return _store_problems(decision.findings)
     return EXIT_OK
@@ -191,12 +200,10 @@ def left_out_lines(resources: Resources, agent_dir_option: str | None = None) ->
     trust: TrustDecision = resources.trust
     if trust.trusted or not trust.requirements:
         return []
-    from pi_lsp.resources.shown_paths import shown_path
-
     root = resources.cwd
-    store = shown_path(trust.store_path, root)
+    store = _show(trust.store_path)
     lines = [
-        f"pi-lsp: the project {trust.cwd} is not trusted ({trust.reason}), so the prompt "
+        f"pi-lsp: the project {trust.cwd} is not trusted ({_reason(trust)}), so the prompt "
         "leaves out:",
         *(f"  {_requirement_text(r, root)}" for r in trust.requirements),
     ]
@@ -206,9 +213,10 @@ def left_out_lines(resources: Resources, agent_dir_option: str | None = None) ->
             "cannot be read), or pass --approve to trust the project for this run"
         )
     elif trust.rule != "cli-no-approve":
-        option = "" if agent_dir_option is None else f" --agent-dir {resources.agent_dir}"
+        option = "" if agent_dir_option is None else f" --agent-dir {quote(resources.agent_dir)}"
+        command = f"pi-lsp trust{option} {quote(trust.cwd)}"
         lines.append(
-            f"pi-lsp: to trust it, run `pi-lsp trust{option} {trust.cwd}` (saved in {store}, "
+            f"pi-lsp: to trust it, run `{command}` (saved in {store}, "
             "which Pi reads too), or pass --approve for this run"
         )
     return lines

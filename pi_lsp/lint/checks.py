@@ -13,8 +13,10 @@ from functools import lru_cache
 
 from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.resources.context_files import ContextFile, same_file
+from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
+from pi_lsp.resources.resource_walk import list_directory
 from pi_lsp.resources.trust import TrustDecision, TrustRequirement
 
 #: Frontmatter fields of the Agent Skills spec, plus those Pi and Claude Code read.
@@ -48,7 +50,7 @@ class LintSettings:
     context_budget_share: float = 0.10
 
 
-Check = Callable[[Resources, LintSettings], Iterator[Finding]]
+Check = Callable[[Resources, LintSettings, "LintRun"], Iterator[Finding]]
 
 
 @lru_cache(maxsize=512)
@@ -57,7 +59,7 @@ def _tokens_of(text: str) -> int:
     return count_tokens(text)
 
 
-def shadowed_context_files(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+def shadowed_context_files(resources: Resources, _: LintSettings, __: LintRun) -> Iterator[Finding]:
     """AGENTS.md next to AGENTS.override.md, CLAUDE.md next to AGENTS.md: never read by Pi."""
     for winner in resources.context_files.files:
         for loser in winner.shadows:
@@ -83,25 +85,42 @@ def _owner(requirement: TrustRequirement) -> str:
     return os.path.dirname(os.path.dirname(requirement.path))
 
 
-def _first_file(folder: str) -> str | None:
-    """The first ``SKILL.md`` in ``folder`` (sorted walk), else its first file of any kind."""
-    first: str | None = None
-    for directory, dirs, files in os.walk(folder):
-        dirs.sort()
-        if "SKILL.md" in files:
-            return os.path.join(directory, "SKILL.md")
-        if first is None and files:
-            first = os.path.join(directory, sorted(files)[0])
-    return first
+class LintRun:
+    """What the checks share across the working directories of one lint run (one rebuild of
+    the server, one ``pi-lsp check``): the file source they read through, and the file found
+    inside each ignored resource folder, looked for once per folder."""
+
+    def __init__(self, source: FileSource = DISK) -> None:
+        self.source = source
+        self._inside: dict[str, str | None] = {}
+
+    def file_inside(self, folder: str) -> str | None:
+        """A file an editor can open for the resource folder ``folder``, cached for the run."""
+        if folder not in self._inside:
+            self._inside[folder] = _file_inside(folder, self.source)
+        return self._inside[folder]
 
 
-def _openable_location(requirement: TrustRequirement, resources: Resources) -> str:
+def _file_inside(folder: str, source: FileSource) -> str | None:
+    """The first ``<folder>/<name>/SKILL.md`` in name order, else the first ``<folder>/*.md``:
+    two levels at most, and only Markdown (never a binary file a skill folder also holds)."""
+    try:
+        entries = list_directory(folder)
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.is_dir and source.is_file(skill := os.path.join(entry.path, "SKILL.md")):
+            return skill
+    return next((e.path for e in entries if e.is_file and e.name.endswith(".md")), None)
+
+
+def _openable_location(requirement: TrustRequirement, resources: Resources, run: LintRun) -> str:
     """A file an editor can open for the resource ``requirement`` names: the resource itself
     when it is a file, a file inside it when it is a folder, else the context file nearest to
     it (a folder alone opens nothing)."""
     if not os.path.isdir(requirement.path):
         return requirement.path
-    inside = _first_file(requirement.path)
+    inside = run.file_inside(requirement.path)
     if inside is not None:
         return inside
     owner = _owner(requirement)
@@ -118,7 +137,9 @@ def _untrusted_reason(trust: TrustDecision) -> str:
     return trust.reason
 
 
-def untrusted_project_resources(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+def untrusted_project_resources(
+    resources: Resources, _: LintSettings, run: LintRun
+) -> Iterator[Finding]:
     """One finding per ignored resource, worded the same from every working directory that
     sees it, so a tree with many working directories reports each resource once."""
     trust = resources.trust
@@ -128,7 +149,7 @@ def untrusted_project_resources(resources: Resources, _: LintSettings) -> Iterat
         owner = _owner(requirement)
         resource = os.path.relpath(requirement.path, owner)
         yield Finding(
-            SourceRange(_openable_location(requirement, resources)),
+            SourceRange(_openable_location(requirement, resources, run)),
             "warning",
             "untrusted-project-resource",
             f"Ignored: {resource} of the project {owner} is not loaded because the project is "
@@ -138,7 +159,7 @@ def untrusted_project_resources(resources: Resources, _: LintSettings) -> Iterat
         )
 
 
-def empty_context_files(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+def empty_context_files(resources: Resources, _: LintSettings, __: LintRun) -> Iterator[Finding]:
     for file in resources.context_files.files:
         if not file.content.strip():
             yield Finding(
@@ -154,7 +175,7 @@ def empty_context_files(resources: Resources, _: LintSettings) -> Iterator[Findi
             )
 
 
-def context_budget(resources: Resources, settings: LintSettings) -> Iterator[Finding]:
+def context_budget(resources: Resources, settings: LintSettings, _: LintRun) -> Iterator[Finding]:
     files = resources.context_files.files
     if not files:
         return
@@ -182,7 +203,7 @@ def context_budget(resources: Resources, settings: LintSettings) -> Iterator[Fin
     )
 
 
-def agent_skills_spec(resources: Resources, _: LintSettings) -> Iterator[Finding]:
+def agent_skills_spec(resources: Resources, _: LintSettings, __: LintRun) -> Iterator[Finding]:
     """The Agent Skills spec checks that Pi does not apply (lower severity)."""
     for skill in resources.skills:
         if os.path.basename(skill.file_path) == "SKILL.md" and skill.name_range is not None:
@@ -223,8 +244,13 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-def run_checks(resources: Resources, settings: LintSettings) -> list[Finding]:
-    return [finding for check in CHECKS for finding in check(resources, settings)]
+def run_checks(
+    resources: Resources, settings: LintSettings, run: LintRun | None = None
+) -> list[Finding]:
+    """Every check's findings for one snapshot; ``run`` is shared by the snapshots of one lint
+    run (a new one when not given)."""
+    run = run or LintRun()
+    return [finding for check in CHECKS for finding in check(resources, settings, run)]
 
 
 def context_chain(resources: Resources) -> list[ContextFile]:

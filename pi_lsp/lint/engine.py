@@ -6,12 +6,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pi_lsp.lint.checks import LintSettings, run_checks
+from pi_lsp.lint.checks import LintRun, LintSettings, run_checks
 from pi_lsp.lint.rules import Rule, rule_for
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
 from pi_lsp.resources.model import Finding, Severity
+from pi_lsp.resources.shown_paths import shown_path
 
 #: Folders never searched for working directories.
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn"})
@@ -60,12 +61,15 @@ def _diagnostic(finding: Finding, config: LintConfig) -> Diagnostic | None:
     return Diagnostic(finding, rule, severity)
 
 
-def lint_resources(resources: Resources, config: LintConfig | None = None) -> list[Diagnostic]:
-    """Every diagnostic for one working directory's snapshot."""
+def lint_resources(
+    resources: Resources, config: LintConfig | None = None, run: LintRun | None = None
+) -> list[Diagnostic]:
+    """Every diagnostic for one working directory's snapshot; ``run`` is what the working
+    directories of one lint run share (see :class:`~pi_lsp.lint.checks.LintRun`)."""
     config = config or LintConfig()
     findings = [
         *resources.findings,
-        *run_checks(resources, config.settings),
+        *run_checks(resources, config.settings, run),
         *instruction_findings(resources, config.file_seconds),
     ]
     diagnostics = [d for f in findings if (d := _diagnostic(f, config)) is not None]
@@ -103,6 +107,7 @@ def lint_tree(
 ) -> TreeLint:
     """Lint every working directory under ``root`` that has a context file, once per problem."""
     cache = ResourceCache()
+    run = LintRun(source)
     root = os.path.abspath(root)
     linted: list[tuple[str, list[Diagnostic]]] = []
     context_files: dict[str, None] = {}
@@ -110,7 +115,7 @@ def lint_tree(
         options = LoadOptions(cwd=cwd, agent_dir=agent_dir, approve=approve, env=env, home=home)
         resources = load_resources(options, source, cache)
         context_files.update(dict.fromkeys(f.path for f in resources.context_files.files))
-        linted.append((cwd, lint_resources(resources, config)))
+        linted.append((cwd, lint_resources(resources, config, run)))
     return TreeLint(merge_working_directories(linted, root), tuple(context_files))
 
 
@@ -132,8 +137,6 @@ def merge_working_directories(
     """The diagnostics of several working directories as one list: a problem seen from many
     of them once, and a name collision saying which working directories it was resolved for
     (the same loser can lose to another winner elsewhere), named relative to ``root``."""
-    from pi_lsp.lint.report import display_path
-
     found: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
     for cwd, diagnostics in linted:
         for diagnostic in diagnostics:
@@ -147,7 +150,7 @@ def merge_working_directories(
     for diagnostic, cwds in found.values():
         finding = diagnostic.finding
         if several and _resolved_per_working_directory(finding):
-            names = _listed([display_path(cwd, root) for cwd in cwds])
+            names = _listed([shown_path(cwd, root) for cwd in cwds])
             noun = "directory" if len(cwds) == 1 else "directories"
             message = f"{finding.message.rstrip('.')} in the working {noun} {names}."
             diagnostic = replace(diagnostic, finding=replace(finding, message=message))

@@ -50,7 +50,7 @@ from pi_lsp.lint.instructions import Instruction, extract_instructions
 from pi_lsp.lint.rules import rule_for
 from pi_lsp.resources.frontmatter import Frontmatter, FrontmatterError, parse_frontmatter
 from pi_lsp.resources.model import Finding, SourceRange
-from pi_lsp.resources.shown_paths import reference_from
+from pi_lsp.resources.shown_paths import reference_from, shown_path
 from pi_lsp.resources.yaml_core import core_scalar
 
 __all__ = [
@@ -571,7 +571,10 @@ def _trust_project(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
     directory = diagnostic.finding.data.get("cwd")
     if not isinstance(directory, str) or not directory:
         return []
-    return [Fix(f"Trust this project ({directory})", command=TrustProject(directory))]
+    # the folder trusted may be an ancestor of the workspace (any folder holding .agents/skills
+    # is one), and trusting it covers everything below it: the title says which it is
+    shown = shown_path(directory, "", context.home)
+    return [Fix(f"Trust this project ({shown})", command=TrustProject(directory))]
 
 
 # ---------------------------------------------------------------------------------------------

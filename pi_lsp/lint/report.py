@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
+import urllib.parse
 from typing import Any
 
 from pi_lsp import __version__
@@ -21,10 +23,6 @@ from pi_lsp.resources.shown_paths import shown_path
 SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
-def display_path(path: str, root: str) -> str:
-    return shown_path(path, root)
-
-
 def notes(result: TreeLint, root: str, agent_dir: str) -> list[str]:
     """What the reader should know besides the diagnostics: that no context file was found."""
     if result.context_files:
@@ -32,7 +30,7 @@ def notes(result: TreeLint, root: str, agent_dir: str) -> list[str]:
     names = " / ".join(n for n in CONTEXT_FILE_NAMES if not n.endswith(".MD"))
     return [
         f"No context files found for {os.path.abspath(root)} (looked for {names} from / down "
-        f"to there, in the folders below it and in the agent dir {display_path(agent_dir, root)})"
+        f"to there, in the folders below it and in the agent dir {shown_path(agent_dir, root)})"
     ]
 
 
@@ -50,7 +48,7 @@ def as_text(result: TreeLint, root: str, agent_dir: str) -> str:
     lines = []
     for d in diagnostics:
         where = d.finding.where
-        path = display_path(where.path, root)
+        path = shown_path(where.path, root)
         lines.append(
             f"{path}:{where.start_line + 1}:{where.start_column + 1}: {d.rule.code} "
             f"{d.finding.message} [{d.rule.name}]"
@@ -58,7 +56,7 @@ def as_text(result: TreeLint, root: str, agent_dir: str) -> str:
         for related in d.finding.related:
             r = related.where
             lines.append(
-                f"  --> {display_path(r.path, root)}:{r.start_line + 1}:{r.start_column + 1}: "
+                f"  --> {shown_path(r.path, root)}:{r.start_line + 1}:{r.start_column + 1}: "
                 f"{related.message}"
             )
     counts = count_by_severity(diagnostics)
@@ -81,7 +79,7 @@ def as_json(result: TreeLint, root: str, agent_dir: str) -> str:
         where = d.finding.where
         items.append(
             {
-                "path": display_path(where.path, root),
+                "path": shown_path(where.path, root),
                 **_position(where),
                 "severity": d.severity,
                 "code": d.rule.code,
@@ -89,7 +87,7 @@ def as_json(result: TreeLint, root: str, agent_dir: str) -> str:
                 "message": d.finding.message,
                 "related": [
                     {
-                        "path": display_path(r.where.path, root),
+                        "path": shown_path(r.where.path, root),
                         "line": r.where.start_line + 1,
                         "column": r.where.start_column + 1,
                         "message": r.message,
@@ -100,10 +98,19 @@ def as_json(result: TreeLint, root: str, agent_dir: str) -> str:
         )
     payload = {
         "diagnostics": items,
-        "contextFiles": [display_path(path, root) for path in result.context_files],
+        "contextFiles": [shown_path(path, root) for path in result.context_files],
         "notes": notes(result, root, agent_dir),
     }
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def _sarif_artifact(path: str, root: str) -> dict[str, str]:
+    """A file inside ``root`` relative to the ``ROOT`` base; any other as an absolute
+    ``file://`` URI (a ``~/`` path is not one a SARIF viewer can resolve)."""
+    inside = shown_path(path, root, home="")
+    if not os.path.isabs(inside):
+        return {"uri": urllib.parse.quote(inside.replace(os.sep, "/")), "uriBaseId": "ROOT"}
+    return {"uri": pathlib.Path(os.path.abspath(path)).as_uri()}
 
 
 def _sarif_location(where: SourceRange, root: str, message: str | None = None) -> dict[str, Any]:
@@ -113,10 +120,7 @@ def _sarif_location(where: SourceRange, root: str, message: str | None = None) -
         "endLine": where.end_line + 1,
         "endColumn": where.end_column + 1,
     }
-    shown = display_path(where.path, root)
-    artifact = {"uri": shown}
-    if not os.path.isabs(shown) and shown != "~" and not shown.startswith("~/"):
-        artifact["uriBaseId"] = "ROOT"
+    artifact = _sarif_artifact(where.path, root)
     out: dict[str, Any] = {"physicalLocation": {"artifactLocation": artifact, "region": region}}
     if message is not None:
         out["message"] = {"text": message}
@@ -165,7 +169,9 @@ def as_sarif(lint: TreeLint, root: str, agent_dir: str) -> str:
                     }
                 },
                 "columnKind": "unicodeCodePoints",
-                "originalUriBaseIds": {"ROOT": {"uri": "file://" + os.path.abspath(root) + "/"}},
+                "originalUriBaseIds": {
+                    "ROOT": {"uri": pathlib.Path(os.path.abspath(root)).as_uri() + "/"}
+                },
                 "invocations": [
                     {
                         "executionSuccessful": True,

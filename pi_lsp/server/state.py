@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
-from pi_lsp.lint.checks import LintSettings
+from pi_lsp.lint.checks import LintRun, LintSettings
 from pi_lsp.lint.engine import (
     Diagnostic,
     LintConfig,
@@ -168,15 +168,16 @@ class WorkspaceState:
             if resources is not previous:
                 reloaded.append(resources.cwd)
         self.snapshots = snapshots
-        self.diagnostics = self._diagnostics()
+        self.diagnostics = self._diagnostics(LintRun(source))
         return Rebuild(
             reason=None if paths is None else frozenset(paths),
             reloaded=tuple(reloaded),
             diagnostics=self.diagnostics,
         )
 
-    def _diagnostics(self) -> dict[str, list[Diagnostic]]:
-        """Diagnostics of every snapshot grouped by file, re-linting changed snapshots only."""
+    def _diagnostics(self, run: LintRun) -> dict[str, list[Diagnostic]]:
+        """Diagnostics of every snapshot grouped by file, re-linting changed snapshots only
+        (``run`` shared by them)."""
         config = self.lint_config()
         linted: dict[str, tuple[Resources, list[Diagnostic]]] = {}
         for cwd, resources in self.snapshots.items():
@@ -184,7 +185,7 @@ class WorkspaceState:
             if known is not None and known[0] is resources:
                 linted[cwd] = known
             else:
-                linted[cwd] = (resources, lint_resources(resources, config))
+                linted[cwd] = (resources, lint_resources(resources, config, run))
         self._linted = linted
         by_path: dict[str, list[Diagnostic]] = defaultdict(list)
         merged = merge_working_directories(

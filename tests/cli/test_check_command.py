@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from urllib.parse import urljoin, urlparse
+from urllib.request import url2pathname
 
 from tests.cli.isolated import isolated_env, run_pi_lsp
 
@@ -167,10 +169,21 @@ def test_every_format_names_a_file_the_same_way(tmp_path: Path) -> None:
         r["locations"][0]["physicalLocation"]["artifactLocation"]
         for r in sarif["runs"][0]["results"]
     ]
-    assert {loc["uri"] for loc in locations} == paths
-    assert all(
-        loc.get("uriBaseId") == ("ROOT" if loc["uri"][0] != "~" else None) for loc in locations
-    )
+    # inside the checked folder relative to ROOT, elsewhere an absolute file:// URI; every one
+    # resolves to the file the diagnostic is about
+    bases = sarif["runs"][0]["originalUriBaseIds"]
+    inside = {loc["uri"] for loc in locations if loc.get("uriBaseId") == "ROOT"}
+    assert inside == paths - {home_skill}
+    outside = [loc for loc in locations if "uriBaseId" not in loc]
+    assert {loc["uri"] for loc in outside} == {(skill / "SKILL.md").as_uri()}
+    for loc in locations:
+        uri = (
+            urljoin(bases[loc["uriBaseId"]]["uri"], loc["uri"])
+            if "uriBaseId" in loc
+            else loc["uri"]
+        )
+        assert urlparse(uri).scheme == "file"
+        assert Path(url2pathname(urlparse(uri).path)).is_file(), uri
     assert str(tmp_path) not in text + json.dumps(data["diagnostics"])
     # checking a subfolder: its own files relative to it, the parent's absolute
     sub = run("--format", "json", "pkg")
@@ -226,3 +239,28 @@ def test_a_file_past_the_instruction_budget_is_checked_up_to_it(tmp_path: Path) 
     # the rule before the cut is compared, the one after it is not
     conflicts = [(d["line"], d["rule"]) for d in pkg if d["rule"].startswith("conflicting")]
     assert conflicts == [(4, "conflicting-instructions")]
+
+
+def test_an_untrusted_skills_folder_is_reported_on_a_skill_file_near_its_top(
+    tmp_path: Path,
+) -> None:
+    """The PI203 finding opens a SKILL.md one folder down (not a deeper one, never a binary
+    file); a skills folder with neither points at the project's context file instead."""
+    (tmp_path / "home").mkdir()
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "AGENTS.md").write_text("Use pnpm.\n")
+    skills = ws / ".agents" / "skills"
+    (skills / "a" / "nested").mkdir(parents=True)
+    (skills / "a" / "nested" / "SKILL.md").write_text("---\nname: nested\n---\n")
+    (skills / "a" / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (skills / "z").mkdir()
+    (skills / "z" / "SKILL.md").write_text("---\nname: z\ndescription: Zed the zone.\n---\n")
+    data = json.loads(check(tmp_path, "--format", "json").stdout)
+    assert [d["path"] for d in data["diagnostics"] if d["code"] == "PI203"] == [
+        ".agents/skills/z/SKILL.md"
+    ]
+    # only binary files and deep skills: the finding goes to the context file
+    (skills / "z" / "SKILL.md").unlink()
+    data = json.loads(check(tmp_path, "--format", "json").stdout)
+    assert [d["path"] for d in data["diagnostics"] if d["code"] == "PI203"] == ["AGENTS.md"]

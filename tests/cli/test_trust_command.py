@@ -10,7 +10,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from tests.cli.isolated import run_pi_lsp
+from tests.cli.isolated import PI_LSP, isolated_env, run_pi_lsp
 
 
 def pi_lsp(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -97,7 +97,9 @@ def test_revoke_parent_forget_status_and_list(tmp_path: Path) -> None:
     assert status.returncode == 0
     assert status.stdout.startswith(f"{real} is trusted: ")
     assert f"the parent folder {parent}" in status.stdout
-    assert "Needs trust for: .pi/settings.json" in status.stdout
+    # a trusted project lists what the trust loads, not what still needs it
+    assert "Loaded because it is trusted: .pi/settings.json" in status.stdout
+    assert "Needs trust for" not in status.stdout
     # a revoked folder beats its trusted parent; forgetting it lets the parent decide again
     pi_lsp(tmp_path, "trust", "--revoke")
     assert pi_lsp(tmp_path, "trust", "--status").stdout.startswith(f"{real} is not trusted")
@@ -165,3 +167,47 @@ def test_agent_dir_option_symlinks_and_usage_errors(tmp_path: Path) -> None:
     assert pi_lsp(tmp_path, "trust", "--revoke", "--forget").returncode == 2
     help_text = " ".join(pi_lsp(tmp_path, "trust", "--help").stdout.split())
     assert "Exit status: 0 when done, 1 when trust.json could not be read" in help_text
+
+
+def test_the_suggested_command_pasted_into_a_shell_trusts_a_folder_with_a_space(
+    tmp_path: Path,
+) -> None:
+    proj = tmp_path / "Bob's app $HOME"
+    project(tmp_path).rename(proj)
+    real = os.path.realpath(proj)
+    err = run_pi_lsp(tmp_path, "prompt", cwd=proj).stderr
+    [command] = re.findall(r"run `([^`]+)`", err)
+    env = isolated_env(tmp_path)
+    env["PATH"] = f"{PI_LSP.parent}{os.pathsep}{env.get('PATH', '')}"
+    # pasted as printed, in a shell whose working folder is elsewhere
+    pasted = subprocess.run(
+        command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert pasted.returncode == 0, pasted.stderr
+    assert json.loads(store(tmp_path).read_text()) == {real: True}
+    assert f"{real} is trusted" in pasted.stdout
+
+
+def test_every_command_names_trust_json_the_same_way(tmp_path: Path) -> None:
+    """By the shown-path rule from the shell's folder: here ~/… as the store is under home."""
+    proj = project(tmp_path)
+    home = tmp_path / "home"
+    proj = proj.rename(home / "proj")
+    env = isolated_env(tmp_path)
+    env["PI_CODING_AGENT_DIR"] = str(home / "agent")
+    absolute = str(home / "agent" / "trust.json")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_pi_lsp(tmp_path, *args, cwd=proj, env=env)
+
+    prompt = run("prompt").stderr
+    assert "(saved in ~/agent/trust.json, which Pi reads too)" in prompt
+    trusted = run("trust").stdout
+    assert "(saved in ~/agent/trust.json)" in trusted
+    assert "is trusted: ~/agent/trust.json marks this folder as trusted" in trusted
+    status = run("trust", "--status").stdout
+    assert "is trusted: ~/agent/trust.json marks this folder as trusted" in status
+    run("trust", "--revoke")
+    untrusted = run("prompt").stderr
+    assert "(~/agent/trust.json marks this folder as not trusted)" in untrusted
+    assert absolute not in prompt + trusted + status + untrusted

@@ -429,6 +429,7 @@ async def test_trust_this_project_runs_the_trust_command(workspace: Path, client
     try:
         found = await diagnostic(client, system, "PI203")
         [action] = await actions_for(client, system, found)
+        assert action.title == f"Trust this project ({os.path.realpath(ws)})"
         assert action.edit is None
         assert not action.is_preferred  # trusting is a decision, never an automatic fix
         command = action.command

@@ -45,6 +45,7 @@ async def test_an_untrusted_skills_folder_is_one_finding_with_its_trust_fix(
         assert (ws / ".agents" / "skills").as_uri() not in client.diagnostics
         # the Problems panel asks for the actions of that file and diagnostic
         [action] = await actions_for(client, skill, found)
+        assert action.title == f"Trust this project ({os.path.realpath(ws)})"
         assert action.command is not None
         assert action.command.command == TRUST_COMMAND
         assert list(action.command.arguments or ()) == [os.path.realpath(ws)]
@@ -56,6 +57,25 @@ async def test_an_untrusted_skills_folder_is_one_finding_with_its_trust_fix(
         store = json.loads((workspace / "agent" / "trust.json").read_text())
         assert store == {os.path.realpath(ws): True}
         await wait_until(client, skill, lacks("PI203"))
+    finally:
+        await client.shutdown_session()
+
+
+async def test_the_trust_fix_names_the_ancestor_folder_it_would_trust(workspace: Path) -> None:
+    """A skills folder in ~/code seen from the workspace ~/code/app: trusting it trusts ~/code
+    and everything below it, so the fix's title says ~/code."""
+    code = workspace / "home" / "code"
+    app = code / "app"
+    write(app / "AGENTS.md", "# app\n")
+    skill = write(code / ".agents" / "skills" / "review" / "SKILL.md", SKILL)
+    client = await start_client(workspace, root=app)
+    read_code_actions_as_the_spec_says(client)
+    try:
+        found = await diagnostic(client, skill, "PI203")
+        [action] = await actions_for(client, skill, found)
+        assert action.title == "Trust this project (~/code)"
+        assert action.command is not None
+        assert list(action.command.arguments or ()) == [os.path.realpath(code)]
     finally:
         await client.shutdown_session()
 

@@ -353,6 +353,10 @@ def test_untrusted_resource_offers_to_trust_the_working_directory() -> None:
     [fix] = finding_fixes(finding, context({}))
     assert fix == Fix("Trust this project (/p)", command=TrustProject("/p"))
     assert not fix.preferred
+    # a folder under the home folder is named ~/…, so the reader sees how much is trusted
+    under_home = Finding(finding.where, "warning", finding.rule, "Ignored", data={"cwd": "/u/code"})
+    [fix] = finding_fixes(under_home, context({}, home="/u"))
+    assert fix == Fix("Trust this project (~/code)", command=TrustProject("/u/code"))
 
 
 def test_rules_without_fixes_give_none() -> None:

@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 from pi_lsp.lint.checks import LintSettings, run_checks
+from pi_lsp.lint.engine import lint_tree
 from pi_lsp.lint.rules import BY_CODE, RULES, rule_for
+from pi_lsp.resources.file_source import DiskFileSource
 from pi_lsp.resources.loader import LoadOptions, load_resources
 
 
@@ -102,3 +104,38 @@ def test_docs_rules_md_is_generated_from_the_rule_table() -> None:
     assert (REPO / "docs" / "rules.md").read_text(encoding="utf-8") == render(), (
         "docs/rules.md is stale: run .venv/bin/python -m pi_lsp.lint.rules_doc"
     )
+
+
+class CountingSource(DiskFileSource):
+    """The disk, counting which files are asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def is_file(self, path: str) -> bool:
+        self.asked.append(path)
+        return super().is_file(path)
+
+
+def test_an_untrusted_skills_folder_is_looked_into_once_per_lint_run(tmp_path: Path) -> None:
+    """However many working directories see it, one ``pi-lsp check`` or server rebuild looks
+    for the file to report on once."""
+    (tmp_path / "agent").mkdir()
+    skill = tmp_path / "ws" / ".agents" / "skills" / "review" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: review\ndescription: Review the pull request.\n---\n")
+
+    def looks(working_directories: int) -> int:
+        for i in range(working_directories):
+            (tmp_path / "ws" / f"d{i}").mkdir(exist_ok=True)
+            (tmp_path / "ws" / f"d{i}" / "AGENTS.md").write_text("Use pnpm.\n")
+        source = CountingSource()
+        lint = lint_tree(
+            str(tmp_path / "ws"), agent_dir=str(tmp_path / "agent"), source=source, env={}
+        )
+        assert [d.finding.where.path for d in lint.diagnostics if d.rule.code == "PI203"] == [
+            str(skill)
+        ]
+        return source.asked.count(str(skill))
+
+    assert looks(2) == looks(12) == 1
