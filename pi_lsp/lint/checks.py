@@ -17,6 +17,7 @@ from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.resource_walk import list_directory
+from pi_lsp.resources.shown_paths import shown_path
 from pi_lsp.resources.trust import TrustDecision, TrustRequirement
 
 #: Frontmatter fields of the Agent Skills spec, plus those Pi and Claude Code read.
@@ -133,7 +134,8 @@ def _openable_location(requirement: TrustRequirement, resources: Resources, run:
 def _untrusted_reason(trust: TrustDecision) -> str:
     """Why the project is not trusted, in words that do not depend on the working directory."""
     if trust.rule == "saved-decision" and trust.entry is not None:
-        return f"{trust.store_path} marks {trust.entry.key} as not trusted"
+        store, key = shown_path(trust.store_path, ""), shown_path(trust.entry.key, "")
+        return f"{store} marks {key} as not trusted"
     return trust.reason
 
 
@@ -148,11 +150,13 @@ def untrusted_project_resources(
     for requirement in trust.requirements:
         owner = _owner(requirement)
         resource = os.path.relpath(requirement.path, owner)
+        # the folder by its name: the finding sits inside it, and the fix names it whole
+        project = os.path.basename(owner) or owner
         yield Finding(
             SourceRange(_openable_location(requirement, resources, run)),
             "warning",
             "untrusted-project-resource",
-            f"Ignored: {resource} of the project {owner} is not loaded because the project is "
+            f"Ignored: {resource} of the project `{project}` is not loaded because it is "
             f"not trusted ({_untrusted_reason(trust)}). Trust it to load its .pi settings, "
             "SYSTEM.md, skills and prompts.",
             data={"cwd": owner, "resource": requirement.path},

@@ -64,6 +64,9 @@ def test_an_untrusted_skills_folder_is_reported_once_on_a_skill_file(tmp_path: P
     assert finding["path"] == ".agents/skills/review/SKILL.md"
     assert (ws / finding["path"]).is_file()
     assert ".agents/skills" in finding["message"]
+    # the project by its folder's name, never a path of this machine
+    assert f"of the project `{ws.name}`" in finding["message"]
+    assert str(tmp_path) not in finding["message"]
 
 
 def test_an_empty_untrusted_folder_is_reported_on_the_projects_context_file(
