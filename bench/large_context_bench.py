@@ -8,7 +8,7 @@ contradicts and repeats, then the large file (``tests/prose.py``): ``sections`` 
 with headings, paragraphs, bullet and numbered lists and code fences; ``paragraph`` is the
 same kind of sentences as one wrapped paragraph. For each size it prints the CPU seconds of
 ``find_conflicts`` over the chain with the size budget lifted (so the whole file is read:
-this is the linear part) and with the default 512 KiB budget, per MB, and the wall time of
+this is the linear part) and with the default size budget, per MB, and the wall time of
 ``pi-lsp check`` over a folder holding the chain (fresh process, default budget).
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pi_lsp.lint.conflicts import find_conflicts  # noqa: E402
+from pi_lsp.lint.conflicts import INSTRUCTION_BUDGET, find_conflicts  # noqa: E402
 from tests.prose import PARENT_RULES, context_prose, one_paragraph  # noqa: E402
 
 MB = 1024 * 1024
@@ -68,7 +68,8 @@ def main() -> int:
     opts = parser.parse_args()
     sizes = [float(s) for s in opts.sizes.split(",")]
     find_conflicts([("/warm/AGENTS.md", context_prose(20_000))])  # patterns compiled
-    print("shape      MB    whole file: s   s/MB  findings | 512 KiB budget: s  s/MB | check: s")
+    budget = f"{INSTRUCTION_BUDGET // 1024} KiB budget: s"
+    print(f"shape      MB    whole file: s   s/MB  findings | {budget:>17}  s/MB | check: s")
     for name, shape in SHAPES.items():
         for run, size in enumerate(sizes):
             text = shape(int(size * MB))

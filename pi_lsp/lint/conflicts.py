@@ -19,8 +19,9 @@
 A file longer than :data:`INSTRUCTION_BUDGET` characters is read for instructions up to the
 last line break within the budget, and ``instructions-not-checked`` (``information``) says
 where the check stopped: the cost of the check grows with the text, and a file that size
-already fills a model's window. Given a time budget (the language server gives one), a file
-whose instructions take longer to read is left out of the checks, and
+already fills a model's window. Given a time budget (the language server gives one: CPU time
+of the reading thread), a file whose instructions take longer to read is left out of the
+checks (and read again next time: a slow moment is not remembered), and
 ``instructions-out-of-time`` (``warning``) on it names the budget: one file never holds up
 the diagnostics of the others.
 
@@ -32,9 +33,10 @@ also a never/always one.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
@@ -47,8 +49,11 @@ DUPLICATE = "duplicate-instruction"
 NOT_CHECKED = "instructions-not-checked"
 OUT_OF_TIME = "instructions-out-of-time"
 
-#: Characters of one context file read for instructions (512 KiB of text, ~130k tokens).
-INSTRUCTION_BUDGET = 512 * 1024
+#: Characters of one context file read for instructions (256 KiB of text, ~65k tokens): read in
+#: about 1.5 s of CPU time at ~6 s per MB (bench/large_context_bench.py), well within the
+#: language server's time budget per file (``fileBudgetMs``, 4 s), so that a large file is
+#: read up to the size budget (PI104) rather than given up on (PI105).
+INSTRUCTION_BUDGET = 256 * 1024
 
 _MIN_DUPLICATE_WORDS = 4
 _MIN_ACTION_WORDS = 3
@@ -128,14 +133,46 @@ def _finding(
     )
 
 
-@lru_cache(maxsize=512)
-def _instructions_of(path: str, text: str, seconds: float | None) -> tuple[Instruction, ...] | None:
-    """Instructions of one file, parsed once per content (files load in many chains); ``None``
-    when reading them took longer than ``seconds`` (remembered too, so it is paid once)."""
-    try:
-        return tuple(extract_instructions(path, text, seconds))
-    except OutOfTime:
-        return None
+class _ReadInstructions:
+    """Instructions of the files read so far, by path and content (files load in many chains,
+    and the code actions read the file the diagnostics came from): the most recent
+    :data:`_REMEMBERED` are kept. Only finished readings are kept: a file that ran out of time
+    once (a slow start, another thread busy) is read again the next time it is asked for."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._read: OrderedDict[tuple[str, str], tuple[Instruction, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: str, text: str, seconds: float | None) -> tuple[Instruction, ...] | None:
+        key = (path, text)
+        with self._lock:
+            known = self._read.get(key)
+            if known is not None:
+                self._read.move_to_end(key)
+                return known
+        try:
+            instructions = tuple(extract_instructions(path, text, seconds))
+        except OutOfTime:
+            return None
+        with self._lock:
+            self._read[key] = instructions
+            if len(self._read) > self._size:
+                self._read.popitem(last=False)
+        return instructions
+
+
+_REMEMBERED = 512
+_READ = _ReadInstructions(_REMEMBERED)
+
+
+def instructions_of(
+    path: str, text: str, seconds: float | None = None, budget: int = INSTRUCTION_BUDGET
+) -> tuple[Instruction, ...] | None:
+    """The instructions in the part of ``text`` within the size budget (:func:`checked_part`),
+    read once per content; ``None`` when reading them takes more than ``seconds`` of the
+    calling thread's CPU time. The lint and the quick fixes read a file through this."""
+    return _READ.get(path, checked_part(text, budget), seconds)
 
 
 def checked_part(text: str, budget: int = INSTRUCTION_BUDGET) -> str:
@@ -187,7 +224,7 @@ def _place(
         checked = checked_part(text, budget)
         if checked is not text:
             over_budget.append(_not_checked(path, text, checked, budget))
-        instructions = _instructions_of(path, checked, seconds)
+        instructions = instructions_of(path, text, seconds, budget)
         if instructions is None:
             assert seconds is not None
             over_budget.append(_out_of_time(path, seconds))

@@ -44,9 +44,9 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 
-from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, DUPLICATE
+from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, DUPLICATE, instructions_of
 from pi_lsp.lint.engine import Diagnostic
-from pi_lsp.lint.instructions import Instruction, extract_instructions
+from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.rules import rule_for
 from pi_lsp.resources.frontmatter import Frontmatter, FrontmatterError, parse_frontmatter
 from pi_lsp.resources.model import Finding, SourceRange
@@ -118,7 +118,9 @@ class FixContext:
 
     ``text_of`` gives a file's current text (an unsaved buffer or the disk), ``None`` when it
     cannot be read; ``skill_names`` every skill name in use; ``can_rename`` whether the editor
-    can rename files and folders; ``home`` abbreviates paths outside the project as ``~/…``.
+    can rename files and folders; ``home`` abbreviates paths outside the project as ``~/…``;
+    ``seconds`` is the CPU time a file may take to be read for instructions, as in the lint
+    (a file read past it, or the part of it past the size budget, gets no instruction fix).
     """
 
     text_of: TextOf
@@ -126,6 +128,7 @@ class FixContext:
     can_rename: bool = False
     exists: Callable[[str], bool] = os.path.exists
     home: str | None = None
+    seconds: float | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,9 +403,14 @@ def _add_description(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
 _LINE_PREFIX = re.compile(r"\s*+(?:(?:[-*+]|\d{1,9}[.)])\s++|>\s?+)*+\s*+")
 
 
-def _instruction_at(doc: _Text, where: SourceRange) -> Instruction | None:
+def _instructions(path: str, text: str, context: FixContext) -> tuple[Instruction, ...]:
+    """The instructions the lint reads in ``text`` (none when they take too long to read)."""
+    return instructions_of(path, text, context.seconds) or ()
+
+
+def _instruction_at(doc: _Text, where: SourceRange, context: FixContext) -> Instruction | None:
     """The instruction of the current text exactly at ``where`` (``None``: the text changed)."""
-    for instruction in extract_instructions(doc.path, doc.text):
+    for instruction in _instructions(doc.path, doc.text, context):
         w = instruction.where
         if (w.start_line, w.start_column, w.end_line, w.end_column) == (
             where.start_line,
@@ -441,11 +449,13 @@ def _deletion(doc: _Text, where: SourceRange) -> TextEdit:
     return TextEdit(doc.range(start, end), "")
 
 
-def _instructions_spanning(doc: _Text, where: SourceRange) -> list[Instruction]:
+def _instructions_spanning(
+    doc: _Text, where: SourceRange, context: FixContext
+) -> list[Instruction]:
     """The consecutive instructions of the current text that start where ``where`` starts
     and end where it ends (empty: the text changed since the finding)."""
     found: list[Instruction] = []
-    for instruction in extract_instructions(doc.path, doc.text):
+    for instruction in _instructions(doc.path, doc.text, context):
         w = instruction.where
         if not found and (w.start_line, w.start_column) != (where.start_line, where.start_column):
             continue
@@ -484,7 +494,7 @@ def _remove_duplicate(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
     if text is None:
         return []
     doc = _Text(finding.where.path, text)
-    block = _instructions_spanning(doc, finding.where)
+    block = _instructions_spanning(doc, finding.where, context)
     if not block:
         return []
     edits = _block_deletions(doc, block)
@@ -518,13 +528,13 @@ def _override_insertion(doc: _Text, instruction: Instruction, note: str) -> Text
     return doc.insertion(line, column, f" ({note})")
 
 
-def _declares_override(doc: _Text, edit: TextEdit, where: SourceRange) -> bool:
+def _declares_override(doc: _Text, edit: TextEdit, where: SourceRange, context: FixContext) -> bool:
     """Whether, after ``edit``, the sentence that started at ``where`` says it overrides."""
-    text = apply_edits(doc.text, [edit])
+    edited = apply_edits(doc.text, [edit])
     return any(
         i.override
         and (i.where.start_line, i.where.start_column) == (where.start_line, where.start_column)
-        for i in extract_instructions(doc.path, text)
+        for i in _instructions(doc.path, edited, context)
     )
 
 
@@ -536,7 +546,7 @@ def _make_precedence_explicit(diagnostic: Diagnostic, context: FixContext) -> li
     if text is None:
         return []
     doc = _Text(finding.where.path, text)
-    instruction = _instruction_at(doc, finding.where)
+    instruction = _instruction_at(doc, finding.where, context)
     if instruction is None:
         return []
     earlier = finding.related[0].where
@@ -549,12 +559,12 @@ def _make_precedence_explicit(diagnostic: Diagnostic, context: FixContext) -> li
         note = "this overrides the earlier instruction above"
         title = f"State that this instruction overrides line {earlier.start_line + 1}"
     edit = _override_insertion(doc, instruction, note)
-    if _declares_override(doc, edit, finding.where):
+    if _declares_override(doc, edit, finding.where, context):
         fixes.append(Fix(title, edits=(edit,)))
     if (
         finding.rule == CONFLICT_IN_FILE
         and earlier.path == doc.path
-        and _instruction_at(doc, earlier) is not None
+        and _instruction_at(doc, earlier, context) is not None
     ):
         line = earlier.start_line + 1
         fixes.append(

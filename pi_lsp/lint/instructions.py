@@ -318,7 +318,7 @@ class _Extractor:
         return self.out
 
     def _check_time(self) -> None:
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and time.thread_time() > self.deadline:
             raise OutOfTime(self.path)
 
     def _heading(self, token: Token, inline: Token) -> None:
@@ -407,7 +407,9 @@ class _Extractor:
 def extract_instructions(path: str, text: str, seconds: float | None = None) -> list[Instruction]:
     """The instructions of one context file, in file order.
 
-    With ``seconds``, reading stops with :class:`OutOfTime` once it has taken longer.
+    With ``seconds``, reading stops with :class:`OutOfTime` once it has taken longer, counted
+    in the CPU time of the calling thread: time the thread spends waiting (for the processor,
+    for the interpreter lock held by another thread) does not count.
     """
-    deadline = None if seconds is None else time.monotonic() + seconds
+    deadline = None if seconds is None else time.thread_time() + seconds
     return _Extractor(path, text, deadline).run()

@@ -60,7 +60,7 @@ RULES: tuple[Rule, ...] = (
         "PI104",
         "instructions-not-checked",
         "information",
-        "A context file is longer than the instruction budget (512 KiB); its end was not checked.",
+        "A context file is longer than the instruction budget (256 KiB); its end was not checked.",
         "The conflict and duplicate checks read a context file up to the budget so that one huge "
         "file cannot stall the linter; Pi still sends the whole file to the model.",
         "a 2 MB AGENTS.md: checked up to line 9,000, reported there",
@@ -70,7 +70,7 @@ RULES: tuple[Rule, ...] = (
         "instructions-out-of-time",
         "warning",
         "Reading a context file's instructions took longer than the language server's time "
-        "budget per file (2 s, setting fileBudgetMs).",
+        "budget per file (4 s of CPU time, setting fileBudgetMs).",
         "The file is left out of the conflict and duplicate checks so that the diagnostics and "
         "hovers of every other file stay live; Pi still sends the whole file to the model.",
         "a 500 KB AGENTS.md of dense prose on a slow machine",

@@ -326,8 +326,11 @@ def parse_command_args(text: str) -> list[str]:
     return args
 
 
+#: the start of a placeholder; a default's text (``${1:-text}``) runs to the first ``}`` after
+#: its opener, which :func:`substitute_args` finds by itself: a pattern ``[^}]*\}`` would rescan
+#: the rest of the text from every opener left unclosed (quadratic)
 _PLACEHOLDER = re.compile(
-    r"\$\{([0-9]+|ARGUMENTS|@):-([^}]*)\}"
+    r"\$\{([0-9]+|ARGUMENTS|@):-"
     r"|\$\{@:([0-9]+)(?::([0-9]+))?\}"
     r"|\$(ARGUMENTS|@|[0-9]+)"
 )
@@ -339,6 +342,28 @@ def _number(digits: str) -> int:
     return int(digits) if len(digits) <= 18 else _HUGE
 
 
+class _ClosingBraces:
+    """The first ``}`` at or after a position, for positions asked in increasing order.
+
+    Each answer is remembered until the position passes it, and "none" is final, so all the
+    questions of one pass cost one scan of the text.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._found = -1  # the last ``}`` found: the answer for any position up to it
+        self._exhausted = False  # no ``}`` after the last position asked
+
+    def after(self, position: int) -> int:
+        """The index of the first ``}`` at or after ``position``; -1 if there is none."""
+        if self._exhausted:
+            return -1
+        if self._found < position:
+            self._found = self._text.find("}", position)
+            self._exhausted = self._found == -1
+        return self._found
+
+
 def substitute_args(content: str, args: Sequence[str]) -> str:
     """Fill the placeholders of ``content`` from ``args`` in a single pass (``substituteArgs``)."""
     everything = " ".join(args)
@@ -347,21 +372,37 @@ def substitute_args(content: str, args: Sequence[str]) -> str:
         index = _number(digits) - 1
         return args[index] if 0 <= index < len(args) else None
 
-    def replace(found: re.Match[str]) -> str:
-        target, default, slice_start, slice_length, simple = found.groups()
+    closing = _ClosingBraces(content)
+    pieces: list[str] = []
+    done = 0  # content[:done] is in pieces
+    position = 0
+    while (found := _PLACEHOLDER.search(content, position)) is not None:
+        target, slice_start, slice_length, simple = found.groups()
+        end = found.end()
         if target is not None:
+            close = closing.after(end)
+            if close == -1:
+                # an opener never closed is text; no other placeholder starts inside it
+                position = end
+                continue
             value = everything if target in ("@", "ARGUMENTS") else positional(target)
-            return value if value else default
-        if slice_start is not None:
+            replacement = value if value else content[end:close]
+            end = close + 1
+        elif slice_start is not None:
             start = max(_number(slice_start) - 1, 0)
             if slice_length is not None:
-                return " ".join(args[start : start + _number(slice_length)])
-            return " ".join(args[start:])
-        if simple in ("@", "ARGUMENTS"):
-            return everything
-        return positional(simple) or ""
-
-    return _PLACEHOLDER.sub(replace, content)
+                replacement = " ".join(args[start : start + _number(slice_length)])
+            else:
+                replacement = " ".join(args[start:])
+        elif simple in ("@", "ARGUMENTS"):
+            replacement = everything
+        else:
+            replacement = positional(simple) or ""
+        pieces.append(content[done : found.start()])
+        pieces.append(replacement)
+        done = position = end
+    pieces.append(content[done:])
+    return "".join(pieces)
 
 
 _SPACE_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"

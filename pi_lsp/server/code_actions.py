@@ -192,6 +192,7 @@ def code_actions(
         skill_names=_skill_names(ls) if needs_names else frozenset(),
         can_rename=support.rename,
         home=home_dir(),
+        seconds=ls.state.settings.file_budget_ms / 1000,
     )
     actions: dict[tuple[object, ...], types.CodeAction] = {}
     commands: list[types.Command] = []

@@ -28,8 +28,10 @@ class ServerSettings:
     #: rule code or name -> severity name, or "off"
     severities: dict[str, str] = field(default_factory=dict)
     rules_doc_url: str = DEFAULT_RULES_DOC_URL
-    #: how long one context file may take to be read for instructions
-    file_budget_ms: int = 2000
+    #: CPU time one context file may take to be read for instructions: about 2.7 times what
+    #: a file of the full size budget (256 KiB, ~6 s per MB) takes, so that only unusually
+    #: slow content runs out of it
+    file_budget_ms: int = 4000
 
     @classmethod
     def from_options(cls, options: object) -> tuple[ServerSettings, list[str]]:

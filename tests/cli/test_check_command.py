@@ -233,7 +233,7 @@ def test_a_file_past_the_instruction_budget_is_checked_up_to_it(tmp_path: Path) 
     pkg = [d for d in data["diagnostics"] if d["path"] == "pkg/AGENTS.md"]
     [stopped] = [d for d in pkg if d["rule"] == "instructions-not-checked"]
     assert (stopped["code"], stopped["severity"]) == ("PI104", "information")
-    assert "first 512 KiB" in stopped["message"] and "instruction budget" in stopped["message"]
+    assert "first 256 KiB" in stopped["message"] and "instruction budget" in stopped["message"]
     assert f"from line {stopped['line']} on" in stopped["message"]
     assert 9 < stopped["line"] < late
     # the rule before the cut is compared, the one after it is not

@@ -20,6 +20,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from pi_lsp.lint.conflicts import INSTRUCTION_BUDGET
 from tests.lsp.harness import (
     CLIENTS,
     open_document,
@@ -468,5 +469,42 @@ async def test_stale_diagnostic_gets_no_action(workspace: Path) -> None:
         found = await diagnostic(client, pkg, "PI101")
         open_document(client, pkg, "# Tools\n\nNothing to see.\n")
         assert await actions_for(client, pkg, found) == []
+    finally:
+        await client.shutdown_session()
+
+
+async def test_a_file_past_the_size_budget_gets_fixes_only_where_the_lint_reads(
+    workspace: Path,
+) -> None:
+    """The quick fixes read a file as the lint does, up to the size budget: a fix in the part
+    read is offered, and a diagnostic placed past the budget (the lint never reports one
+    there) gets no action, rather than the whole file being read in the request."""
+    head = (
+        "# Style\n\n- Indent with tabs.\n- Keep functions short.\n- Use 4 spaces for indentation.\n"
+    )
+    filler = "```\n" + "x = 1\n" * (INSTRUCTION_BUDGET // 6) + "```\n"
+    agents = write(workspace / "ws" / "AGENTS.md", head + filler + "\n- Indent with tabs.\n")
+    tail_line = (head + filler).count("\n") + 1
+    client = await start_client(workspace, "visual-studio-code")
+    try:
+        found = await wait_until(client, agents, has("PI104"))
+        [conflict] = [d for d in found if d.code == "PI102"]
+        assert conflict.range.start.line == 4
+        actions = await actions_for(client, agents, conflict)
+        assert [a.title for a in actions] == [
+            "State that this instruction overrides line 3",
+            "Remove the earlier instruction on line 3",
+        ]
+        past_budget = types.Diagnostic(
+            range=types.Range(types.Position(tail_line, 2), types.Position(tail_line, 19)),
+            message=conflict.message,
+            severity=conflict.severity,
+            code=conflict.code,
+            source=conflict.source,
+            related_information=conflict.related_information,
+            data=conflict.data,
+        )
+        assert agents.read_text().split("\n")[tail_line][2:19] == "Indent with tabs."
+        assert await actions_for(client, agents, past_budget) == []
     finally:
         await client.shutdown_session()

@@ -48,8 +48,9 @@ SCREEN_CEILING = 0.5
 CEILING = 2.0
 
 #: Repeated to the probe sizes: unclosed quotes, escapes, runs of blanks, dashes and stars,
-#: repeated separators, nesting openers, Markdown list and quote prefixes, words a lint
-#: vocabulary starts on, and one long line without a newline.
+#: repeated separators, nesting openers (a prompt template's placeholder openers among them),
+#: Markdown list and quote prefixes, words a lint vocabulary starts on, and one long line
+#: without a newline.
 UNITS: tuple[str, ...] = (
     'x"a',
     "'a",
@@ -89,6 +90,12 @@ UNITS: tuple[str, ...] = (
     "L1",
     "$1",
     "${",
+    "${1:-",
+    "${@:-",
+    "${ARGUMENTS:-",
+    "${@:1",
+    "${@:1:2",
+    "$@",
     "e.g. ",
     "not ",
     "use ",

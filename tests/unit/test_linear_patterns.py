@@ -84,6 +84,7 @@ def test_every_function_applying_patterns_to_user_text_is_linear() -> None:
         (r"(?:x+)+y", "nested quantifier: exponential"),
         (r'"((?:[^"\\]+|\\.)*)"', "the frontmatter quote pattern of issue 13: exponential"),
         (r"\n(?=\s*\n)", "a lookahead rescanning the blank lines after each one: quadratic"),
+        (r"\$\{([0-9]+|@):-([^}]*)\}", "a template default left unclosed, rescanned: quadratic"),
     ],
 )
 def test_the_probe_fails_a_backtracking_pattern(pattern: str, why: str) -> None:

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, DUPLICATE, find_conflicts
+import threading
+import time
+
+from pi_lsp.lint.conflicts import (
+    CONFLICT,
+    CONFLICT_IN_FILE,
+    DUPLICATE,
+    OUT_OF_TIME,
+    find_conflicts,
+)
+from pi_lsp.lint.instructions import extract_instructions
+from pi_lsp.resources.model import Finding
+from tests.prose import context_prose
 
 
 def test_cross_file_conflict_sits_on_the_later_instruction() -> None:
@@ -120,3 +132,50 @@ def test_one_finding_when_a_choice_and_its_polarity_both_contradict() -> None:
     assert conflicts[0].where.path == "/w/sub/AGENTS.md"
     assert conflicts[0].where.start_line == 2
     assert conflicts[0].related[0].where.path == "/w/AGENTS.md"
+
+
+# --- the time budget per file ------------------------------------------------------------------
+
+
+def _out_of_time(findings: list[Finding]) -> bool:
+    return any(f.rule == OUT_OF_TIME for f in findings)
+
+
+def test_running_out_of_time_once_is_not_remembered() -> None:
+    """A file that ran out of time is read again the next time; one read to the end is not
+    reported out of time again, whatever budget a later pass has."""
+    chain = [("/budget-once/AGENTS.md", "# Style\n\n- Indent with tabs.\n- Use 2 spaces.\n" * 20)]
+    assert _out_of_time(find_conflicts(chain, seconds=1e-9))
+    read = find_conflicts(chain)
+    assert not _out_of_time(read) and any(f.rule == CONFLICT_IN_FILE for f in read)
+    assert find_conflicts(chain, seconds=1e-9) == read
+
+
+def test_the_time_budget_counts_the_threads_cpu_time_not_the_wall_clock() -> None:
+    """Four threads competing for the interpreter make a reading take several times its CPU
+    time on the wall clock; a budget of 2.5 times the CPU time is still enough."""
+    text = context_prose(40 * 1024)
+    alone = float("inf")
+    for attempt in range(2):
+        start = time.thread_time()
+        extract_instructions(f"/budget-alone-{attempt}/AGENTS.md", text)
+        alone = min(alone, time.thread_time() - start)
+    stop = threading.Event()
+
+    def compete() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    competitors = [threading.Thread(target=compete) for _ in range(4)]
+    for thread in competitors:
+        thread.start()
+    try:
+        wall = time.monotonic()
+        findings = find_conflicts([("/budget-shared/AGENTS.md", text)], seconds=2.5 * alone)
+        wall = time.monotonic() - wall
+    finally:
+        stop.set()
+        for thread in competitors:
+            thread.join()
+    assert wall > 2.5 * alone  # the wall clock alone would have stopped the reading
+    assert not _out_of_time(findings)

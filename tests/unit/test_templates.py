@@ -75,6 +75,10 @@ def test_parse_command_args(text: str, expected: list[str]) -> None:
         ("$ARGUMENTSX $@@", ["a"], "aX a@"),
         ("$x ${x} ${1} $", ["a"], "$x ${x} ${1} $"),
         ("$١", ["a"], "$١"),
+        # a default runs to the first "}", wherever that is; an opener never closed is text
+        ("${1:-a ${2:-b} c}", [], "a ${2:-b c}"),
+        ("${1:-never closed $1 $@", ["x", "y"], "${1:-never closed x x y"),
+        ("${1:-x} ${2:-${1:-", ["a"], "a ${2:-${1:-"),
     ],
 )
 def test_substitute_args(content: str, args: list[str], expected: str) -> None:
