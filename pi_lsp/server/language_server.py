@@ -93,6 +93,7 @@ class PiLanguageServer(LanguageServer):
         super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
         self.state = WorkspaceState(root=os.getcwd())
         self.disk_changes = DiskChanges(self.state)  # which watcher events are real changes
+        self.state.disk = self.disk_changes.source  # reads checked against kept events
         self.initial_settings = ServerSettings()  # from initializationOptions
         self._changed: set[str] | None = None  # gathered reason; None = everything
         self._timer: asyncio.TimerHandle | None = None

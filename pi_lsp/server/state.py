@@ -25,7 +25,7 @@ from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_text
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
-from pi_lsp.resources.file_source import OverlayFileSource
+from pi_lsp.resources.file_source import DISK, FileSource, OverlayFileSource
 from pi_lsp.resources.loader import (
     LoadOptions,
     ResourceCache,
@@ -54,6 +54,8 @@ class WorkspaceState:
     settings: ServerSettings = field(default_factory=ServerSettings)
     buffers: dict[str, tuple[int, str]] = field(default_factory=dict)  # path -> (version, text)
     cache: ResourceCache = field(default_factory=ResourceCache)
+    #: where files without an open buffer are read from
+    disk: FileSource = DISK
     snapshots: dict[str, Resources] = field(default_factory=dict)  # real cwd -> snapshot
     #: diagnostics by file after the last rebuild
     diagnostics: Mapping[str, list[Diagnostic]] = field(default_factory=dict)
@@ -66,7 +68,7 @@ class WorkspaceState:
     def file_source(
         self, buffers: Mapping[str, tuple[int, str]] | None = None
     ) -> OverlayFileSource:
-        return OverlayFileSource(dict(self.buffers if buffers is None else buffers))
+        return OverlayFileSource(dict(self.buffers if buffers is None else buffers), self.disk)
 
     def options(self, cwd: str) -> LoadOptions:
         return LoadOptions(cwd=cwd, agent_dir=self.settings.agent_dir)

@@ -30,11 +30,14 @@ async def start_client(
     options: dict[str, Any] | None = None,
     start: bool = True,
     serve_args: tuple[str, ...] = (),
+    watches: bool = False,
 ) -> LanguageClient:
     """A started, initialized client on ``tmp/ws`` (or ``root``) with ``tmp/agent`` as agent dir.
 
     With ``start=False`` the client is connected but not initialized (to set it up first);
-    ``serve_args`` are added to ``pi-lsp serve`` (``--log-file``).
+    ``serve_args`` are added to ``pi-lsp serve`` (``--log-file``). With ``watches=True`` the
+    client takes the server's file-watcher registration (pytest-lsp refuses it otherwise), so
+    the server does not watch the workspace: only the events the test reports reach it.
     """
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "pi_lsp", "serve", *serve_args],
@@ -42,6 +45,12 @@ async def start_client(
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    if watches:
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def take_registration(params: types.RegistrationParams) -> None:
+            return None
+
     if not start:
         return client
     init = {"agentDir": str(tmp / "agent"), "debounceMs": 5}
