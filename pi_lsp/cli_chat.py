@@ -11,7 +11,8 @@ per event as ``pi --mode json`` does (``message_update`` reduced, pi-lsp's own e
 
 Which model: ``--provider`` / ``--model``; else, for a resumed session, the session's model;
 else ``defaultProvider`` / ``defaultModel`` from settings; else the first models.json model
-that has a key (:func:`choose_model`, shared with the language server's ``pi/chat``).
+that has a key (:mod:`pi_lsp.agent.model_choice`, shared with the language server's
+``pi/chat``).
 
 Exit codes: 0 done; 1 when the last answer is an error or aborted (the error on stderr), or the
 run failed; 2 for usage errors — an unknown model or provider, a models.json that cannot be
@@ -30,20 +31,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.model_api import ModelInfo, ThinkingLevel
-    from pi_lsp.agent.providers.config import ModelsConfig, ResolvedModel
+    from pi_lsp.agent.model_api import ThinkingLevel
+    from pi_lsp.agent.providers.config import ResolvedModel
     from pi_lsp.session.session_file import SessionFile
 
-__all__ = [
-    "THINKING_LEVELS",
-    "add_chat_parser",
-    "choose_model",
-    "clamp_thinking_level",
-    "initial_thinking_level",
-    "record_model_choice",
-    "run_chat_command",
-    "settings_default_model",
-]
+__all__ = ["add_chat_parser", "run_chat_command"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -51,81 +43,13 @@ EXIT_USAGE = 2
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
-NO_MODEL = (
-    "no model available: give --provider and --model, set defaultProvider/defaultModel in "
-    "settings.json, or define a model with a key in models.json"
-)
-
-
-# ---------------------------------------------------------------------------------------------
-# Choosing a model (shared with the language server)
-
-
-def settings_default_model(settings: Mapping[str, Any]) -> tuple[str, str] | None:
-    """``(defaultProvider, defaultModel)`` from merged settings, when both are set."""
-    provider = settings.get("defaultProvider")
-    model = settings.get("defaultModel")
-    if isinstance(provider, str) and provider and isinstance(model, str) and model:
-        return provider, model
-    return None
-
-
-def choose_model(
-    config: ModelsConfig,
-    provider: str | None,
-    model: str | None,
-    *,
-    fallbacks: Sequence[tuple[str, str]] = (),
-    env: Mapping[str, str] | None = None,
-    agent_dir: str | None = None,
-) -> tuple[ResolvedModel, list[str]]:
-    """The model to talk to, and warnings about fallbacks that could not be used.
-
-    An explicit ``provider`` / ``model`` must resolve (else :class:`ModelChoiceError`). Without
-    one, each ``(provider, model)`` of ``fallbacks`` is tried in order (the session's model,
-    the settings' default, …), then every models.json model; the first with a key wins.
-    """
-    from pi_lsp.agent.providers.config import ModelChoiceError, all_models, resolve_model
-
-    if provider or model:
-        resolved = resolve_model(config, provider, model, env=env, agent_dir=agent_dir)
-        return resolved, []
-    warnings: list[str] = []
-    for fallback_provider, fallback_model in fallbacks:
-        try:
-            resolved = resolve_model(
-                config, fallback_provider, fallback_model, env=env, agent_dir=agent_dir
-            )
-        except ModelChoiceError as error:
-            warnings.append(f"cannot use {fallback_provider}/{fallback_model}: {error}")
-            continue
-        return resolved, warnings
-    for info in all_models(config, env):
-        try:
-            resolved = resolve_model(config, info.provider, info.id, env=env, agent_dir=agent_dir)
-        except ModelChoiceError:
-            continue
-        return resolved, warnings
-    raise ModelChoiceError(NO_MODEL)
-
-
-def clamp_thinking_level(model: ModelInfo, level: str | None) -> ThinkingLevel:
-    """A known level, and ``off`` for a model without reasoning (Pi's clamp)."""
-    if not model.reasoning:
-        return "off"
-    for known in ("off", "minimal", "low", "medium", "high", "xhigh"):
-        if known == level:
-            return known
-    return "off"
-
-
 # ---------------------------------------------------------------------------------------------
 # The command line
 
 
 def add_chat_parser(commands: Any) -> None:
     """Declare ``pi-lsp chat`` on the ``commands`` subparsers of ``pi-lsp``."""
+    from pi_lsp.agent.model_api import THINKING_LEVELS
     from pi_lsp.cli import _add_resource_options
 
     chat = commands.add_parser(
@@ -215,6 +139,13 @@ def _open_session(opts: argparse.Namespace, cwd: str, agent_dir: str) -> Session
 
 
 async def _chat(opts: argparse.Namespace) -> int:
+    from pi_lsp.agent.model_choice import (
+        choose_model,
+        clamp_thinking_level,
+        fallback_models,
+        initial_thinking_level,
+        record_model_choice,
+    )
     from pi_lsp.agent.providers.config import (
         ModelChoiceError,
         ModelsConfigError,
@@ -275,13 +206,7 @@ async def _chat(opts: argparse.Namespace) -> int:
         if explicit is not None:
             resolved = explicit
         else:
-            fallbacks: list[tuple[str, str]] = []
-            saved = context.model if context is not None else None
-            if saved and isinstance(saved.get("provider"), str) and saved.get("modelId"):
-                fallbacks.append((saved["provider"], str(saved["modelId"])))
-            default = settings_default_model(settings)
-            if default is not None:
-                fallbacks.append(default)
+            fallbacks = fallback_models(context, None, settings)
             try:
                 resolved, warnings = choose_model(
                     config, None, None, fallbacks=fallbacks, agent_dir=agent_dir
@@ -298,41 +223,6 @@ async def _chat(opts: argparse.Namespace) -> int:
     finally:
         session.close()
         await aclose_shared_clients()
-
-
-def _has_thinking_entry(session: SessionFile) -> bool:
-    return "thinking_level_change" in session.get_branch_types()
-
-
-def initial_thinking_level(
-    flag: str | None, settings: Mapping[str, Any], session: SessionFile, context: Any
-) -> str:
-    """The requested level, else the level a resumed session records, else
-    ``defaultThinkingLevel``, else off (clamp it with :func:`clamp_thinking_level`)."""
-    if flag is not None:
-        return flag
-    if context is not None and _has_thinking_entry(session):
-        return str(context.thinking_level)
-    default = settings.get("defaultThinkingLevel")
-    return default if isinstance(default, str) else "off"
-
-
-def record_model_choice(
-    session: SessionFile, model: ModelInfo, thinking: str, context: Any
-) -> None:
-    """Open a new session (``context`` None) with the model and thinking level, as Pi does.
-
-    A resumed session gets only a thinking-level entry when it has none yet (spec §8.2): Pi
-    0.85 records no model change when a session is continued with another model (checked with
-    the oracle: tests/conformance/test_session_interop.py); the assistant messages carry the
-    model that answered them.
-    """
-    if context is None:
-        session.append_model_change(model.provider, model.id)
-        session.append_thinking_level_change(thinking)
-        return
-    if not _has_thinking_entry(session):
-        session.append_thinking_level_change(thinking)
 
 
 async def _run(

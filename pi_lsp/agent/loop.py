@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.agent import events
-from pi_lsp.agent.model_api import ModelInfo, ModelRequest, Provider, ThinkingLevel
+from pi_lsp.agent.model_api import (
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    ThinkingLevel,
+    empty_usage,
+)
 from pi_lsp.agent.output_budget import request_max_tokens
 from pi_lsp.agent.providers.secret import redactor_for
 from pi_lsp.agent.tool_runner import (
@@ -48,7 +54,6 @@ __all__ = [
     "NextTurn",
     "TurnSnapshot",
     "collect_response",
-    "empty_usage",
     "failure_message",
     "run_agent_loop",
     "run_agent_loop_continue",
@@ -137,17 +142,6 @@ def tool_definitions(names: Sequence[str]) -> list[dict[str, Any]]:
 
 def _active_tools(names: Sequence[str]) -> dict[str, Tool]:
     return {name: BUILTIN_TOOLS[name] for name in names if name in BUILTIN_TOOLS}
-
-
-def empty_usage() -> dict[str, Any]:
-    return {
-        "input": 0,
-        "output": 0,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 0,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
 
 
 def failure_message(model: ModelInfo, error: str, *, aborted: bool) -> Message:

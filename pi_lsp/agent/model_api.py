@@ -22,12 +22,34 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from pi_lsp.tools.base import AbortSignal
 
 Api = Literal["openai-completions", "anthropic-messages"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+#: Pi's thinking levels, lowest first (the one place they are written out)
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
+
+
+def thinking_level_or_off(value: object) -> ThinkingLevel:
+    """``value`` when it names a thinking level, else ``"off"``."""
+    for level in THINKING_LEVELS:
+        if level == value:
+            return level
+    return "off"
+
+
+def empty_usage() -> dict[str, Any]:
+    """The usage of an assistant message before the provider reported any (Pi's zero usage)."""
+    return {
+        "input": 0,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 0,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
 
 
 @dataclass(frozen=True)

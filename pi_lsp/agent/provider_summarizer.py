@@ -21,7 +21,12 @@ from typing import Any
 from pi_lsp.agent import events
 from pi_lsp.agent.events import AgentEvent
 from pi_lsp.agent.loop import collect_response
-from pi_lsp.agent.model_api import ModelInfo, ModelRequest, Provider, ThinkingLevel
+from pi_lsp.agent.model_api import (
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    thinking_level_or_off,
+)
 from pi_lsp.agent.providers.errors import is_retryable_error
 from pi_lsp.agent.providers.retry import RetryPolicy, Sleep, sleep_ms
 from pi_lsp.session.summarizer import SummaryRequest, SummaryResponse
@@ -30,14 +35,13 @@ from pi_lsp.tools.base import AbortSignal
 __all__ = ["ProviderSummarizer", "summary_model_request"]
 
 Message = dict[str, Any]
-_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
 def summary_model_request(
     request: SummaryRequest, model: ModelInfo, api_key: str | None = None
 ) -> ModelRequest:
     """The model request for a summary: its prompt and message, no tools, its final budget."""
-    level = request.reasoning if request.reasoning in _LEVELS else "off"
+    level = thinking_level_or_off(request.reasoning)
     return ModelRequest(
         model=model,
         system_prompt=request.system_prompt,

@@ -45,7 +45,7 @@ from pi_lsp.agent import events
 from pi_lsp.agent.agent_core import Agent, AgentBusyError, QueueMode
 from pi_lsp.agent.events import AgentEvent, CompactionReason, EventListener, Listeners
 from pi_lsp.agent.loop import AgentContext, NextTurn, TurnSnapshot
-from pi_lsp.agent.model_api import ModelInfo, Provider, ThinkingLevel
+from pi_lsp.agent.model_api import ModelInfo, Provider, ThinkingLevel, thinking_level_or_off
 from pi_lsp.agent.provider_summarizer import ProviderSummarizer
 from pi_lsp.agent.providers.errors import (
     is_context_overflow,
@@ -177,7 +177,7 @@ class SessionAgent:
             system_prompt if system_prompt is not None else build_prompt(resources).text
         )
         context = build_session_context(session.entries, session.leaf_id)
-        level: ThinkingLevel = thinking_level or _thinking_level(context.thinking_level)
+        level: ThinkingLevel = thinking_level or thinking_level_or_off(context.thinking_level)
 
         def convert(messages: list[Message]) -> list[Message]:
             return convert_to_llm(messages, block_images=self._images_setting("blockImages", False))
@@ -890,13 +890,3 @@ class SessionAgent:
             model=state.model,
             thinking_level=state.thinking_level,
         )
-
-
-_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
-
-
-def _thinking_level(value: str) -> ThinkingLevel:
-    for level in _LEVELS:
-        if level == value:
-            return level
-    return "off"

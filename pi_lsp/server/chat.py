@@ -32,7 +32,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from pi_lsp.agent.events import AgentEvent
-from pi_lsp.agent.model_api import ThinkingLevel
+from pi_lsp.agent.model_api import THINKING_LEVELS, ThinkingLevel
+from pi_lsp.agent.model_choice import (
+    choose_model,
+    clamp_thinking_level,
+    fallback_models,
+    initial_thinking_level,
+    record_model_choice,
+)
 from pi_lsp.agent.provider_summarizer import ProviderSummarizer
 from pi_lsp.agent.providers.config import (
     BUILTIN_PROVIDERS,
@@ -51,13 +58,6 @@ from pi_lsp.agent.session_agent import (
     COMPACTION_IN_PROGRESS,
     NEEDS_STREAMING_BEHAVIOR,
     SessionAgent,
-)
-from pi_lsp.cli_chat import (
-    choose_model,
-    clamp_thinking_level,
-    initial_thinking_level,
-    record_model_choice,
-    settings_default_model,
 )
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.convert import path_of
@@ -443,17 +443,9 @@ class ChatSessions:
     ) -> ChatSession:
         resources = ls.state.snapshot(session.cwd)
         context: SessionContext | None = None
-        fallbacks: list[tuple[str, str]] = []
         if session.entries:
             context = build_session_context(session.entries, session.leaf_id)
-            saved = context.model or {}
-            if isinstance(saved.get("provider"), str) and isinstance(saved.get("modelId"), str):
-                fallbacks.append((saved["provider"], saved["modelId"]))
-        if self.selected is not None:
-            fallbacks.append(self.selected)
-        default = settings_default_model(resources.settings.merged)
-        if default is not None:
-            fallbacks.append(default)
+        fallbacks = fallback_models(context, self.selected, resources.settings.merged)
         provider = _string(raw, "provider", method)
         model = _string(raw, "model", method)
         level_param = _thinking_param(raw, method)
@@ -773,7 +765,7 @@ def _thinking_param(raw: Mapping[str, Any], method: str) -> str | None:
     value = raw.get("thinkingLevel")
     if value is None:
         return None
-    if value not in ("off", "minimal", "low", "medium", "high", "xhigh"):
+    if value not in THINKING_LEVELS:
         raise JsonRpcInvalidParams(
             f"{method}: 'thinkingLevel' must be off, minimal, low, medium, high or xhigh"
         )

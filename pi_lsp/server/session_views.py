@@ -26,6 +26,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.agent.loop import tool_definitions
 from pi_lsp.agent.model_api import ModelInfo
+from pi_lsp.agent.model_choice import fallback_models
 from pi_lsp.agent.providers.config import (
     ModelChoiceError,
     ModelsConfigError,
@@ -34,7 +35,6 @@ from pi_lsp.agent.providers.config import (
     models_json_path,
     resolve_model,
 )
-from pi_lsp.cli_chat import settings_default_model
 from pi_lsp.prompt.usage import context_usage
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.chat import (
@@ -91,15 +91,6 @@ def _located(
     return None, found
 
 
-def _recorded_model(context: SessionContext | None) -> tuple[str, str] | None:
-    """The ``(provider, id)`` the session's branch last recorded, if any."""
-    recorded = (context.model if context is not None else None) or {}
-    provider, model_id = recorded.get("provider"), recorded.get("modelId")
-    if isinstance(provider, str) and isinstance(model_id, str):
-        return provider, model_id
-    return None
-
-
 def _context(session: SessionFile) -> SessionContext | None:
     return build_session_context(session.entries, session.leaf_id) if session.entries else None
 
@@ -108,7 +99,7 @@ def _model(
     ls: PiLanguageServer,
     sessions: ChatSessions,
     held: ChatSession | None,
-    recorded: tuple[str, str] | None,
+    context: SessionContext | None,
     resources: Resources,
 ) -> ModelInfo | None:
     """The model whose window counts: the held session's; else the one the session recorded,
@@ -122,15 +113,9 @@ def _model(
         config = load_models_config(models_json_path(agent_dir))
     except ModelsConfigError:
         return None
-    wanted: list[tuple[str, str]] = []
-    if recorded is not None:
-        wanted.append(recorded)
-    if sessions.selected is not None:
-        wanted.append(sessions.selected)
-    default = settings_default_model(resources.settings.merged)
-    if default is not None:
-        wanted.append(default)
-    for provider, model_id in wanted:
+    for provider, model_id in fallback_models(
+        context, sessions.selected, resources.settings.merged
+    ):
         try:
             return resolve_model(
                 config, provider, model_id, agent_dir=agent_dir, require_key=False
@@ -164,7 +149,7 @@ def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> 
     document = ls.state.prompt(cwd)
     messages = context.messages if context is not None else []
     usage = context_usage(document, tool_definitions(resources.tools), messages)
-    model = _model(ls, sessions, held, _recorded_model(context), resources)
+    model = _model(ls, sessions, held, context, resources)
     window = model.context_window if model is not None else ls.state.settings.model_window
     reserve = compaction_settings(resources.settings.merged).reserve_tokens
     return {
@@ -240,8 +225,8 @@ def _compact_preview(
 ) -> dict[str, Any]:
     held, session = _located(ls, sessions, raw, COMPACT)
     resources = held.resources if held is not None else ls.state.snapshot(session.cwd)
-    recorded = _recorded_model(_context(session)) if held is None else None
-    model = _model(ls, sessions, held, recorded, resources)
+    context = _context(session) if held is None else None
+    model = _model(ls, sessions, held, context, resources)
     window = model.context_window if model is not None else ls.state.settings.model_window
     settings = compaction_settings(resources.settings.merged)
     preview = preview_compaction(session.get_branch(), settings, window).to_json()

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.agent.model_api import ModelInfo, ModelRequest
+from pi_lsp.agent.model_api import ModelInfo, ModelRequest, empty_usage
 from pi_lsp.js_json import json_stringify
 from pi_lsp.tools.base import AbortSignal
 
@@ -53,17 +53,6 @@ def oracle_model(context_window: int = 128_000, max_tokens: int = 16_384) -> Mod
 
 
 ORACLE_MODEL = oracle_model()
-
-
-def _empty_usage() -> dict[str, Any]:
-    return {
-        "input": 0,
-        "output": 0,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 0,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
 
 
 def oracle_usage(prompt_tokens: int = 100, completion_tokens: int = 10) -> dict[str, Any]:
@@ -111,7 +100,7 @@ class ScriptedProvider:
             "api": model.api,
             "provider": model.provider,
             "model": model.id,
-            "usage": _empty_usage(),
+            "usage": empty_usage(),
             "stopReason": "pending",
             "timestamp": int(time.time() * 1000),
         }

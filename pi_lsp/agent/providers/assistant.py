@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from pi_lsp.agent.model_api import ModelInfo
+from pi_lsp.agent.model_api import ModelInfo, empty_usage
 from pi_lsp.agent.providers.partial_json import parse_streaming_json
 
-__all__ = ["AssistantBuilder", "Event", "empty_usage", "now_ms"]
+__all__ = ["AssistantBuilder", "Event", "now_ms"]
 
 Event = dict[str, Any]
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
@@ -29,18 +29,6 @@ StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 def now_ms() -> int:
     """``Date.now()``."""
     return int(time.time() * 1000)
-
-
-def empty_usage() -> dict[str, Any]:
-    """The usage of a message before the provider reported any."""
-    return {
-        "input": 0,
-        "output": 0,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 0,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
 
 
 def _cost(model: ModelInfo, usage: dict[str, Any]) -> dict[str, Any]:
