@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_lsp.agent.model_api import ModelInfo
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.session.summarizer import clamp_output_budget
 from pi_lsp.session.tokens import calculate_context_tokens, estimate_message_tokens
 from pi_lsp.tools.truncation import utf16_len

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pi_lsp.js_json import js_string
+from pi_lsp.js.json import js_string
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,
     LineIndex,

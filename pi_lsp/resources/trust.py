@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pi_lsp.js_json import js_object_keys, json_stringify
+from pi_lsp.js.json import js_object_keys, json_stringify
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pi_lsp.js_json import js_object_keys, json_stringify
+from pi_lsp.js.json import js_object_keys, json_stringify
 from pi_lsp.resources.js_text import js_slice
 from pi_lsp.tools.truncation import utf16_len
 

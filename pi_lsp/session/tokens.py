@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.js_json import escape_lone_surrogates, json_stringify
+from pi_lsp.js.json import escape_lone_surrogates, json_stringify
 from pi_lsp.tools.truncation import utf16_len
 
 __all__ = [

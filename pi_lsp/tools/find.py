@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.file_walk import FdWalk, WalkCancelled, inside_git_repository
 from pi_lsp.tools.glob_automaton import GlobAutomaton, GlobSpec

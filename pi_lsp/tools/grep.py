@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result

@@ -1,6 +1,6 @@
 """Numbers in tool details as Pi's JavaScript holds them.
 
-Texts print numbers with :func:`pi_lsp.js_json.js_number`.
+Texts print numbers with :func:`pi_lsp.js.json.js_number`.
 """
 
 from __future__ import annotations

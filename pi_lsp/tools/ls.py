@@ -12,7 +12,7 @@ import os
 import stat
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import js_number
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.collation import locale_compare_key
 from pi_lsp.tools.js_format import as_js_number

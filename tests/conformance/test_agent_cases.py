@@ -35,7 +35,7 @@ from pi_lsp.agent.events import json_mode_lines
 from pi_lsp.agent.model_api import ModelRequest
 from pi_lsp.agent.output_budget import estimate_request_tokens
 from pi_lsp.agent.session_agent import SessionAgent
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.resources.loader import LoadOptions, load_resources
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.tools.base import ToolContext

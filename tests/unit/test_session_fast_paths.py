@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.js_json import JsonParseError, json_stringify, parse_json
+from pi_lsp.js.json import JsonParseError, json_stringify, parse_json
 from pi_lsp.resources.agent_dir import decode_text
 from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
 from pi_lsp.session.context import UNSET, _forward, build_session_context

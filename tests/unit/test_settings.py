@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.js_json import js_string
+from pi_lsp.js.json import js_string
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.settings import (
     JsonSyntaxError,

@@ -1,0 +1,12 @@
+"""JavaScript's semantics where Python's differ.
+
+Pi is a Node program: it measures strings in UTF-16 code units, sorts them by code unit, prints
+numbers with ``String(number)``, reads and writes JSON with V8's ``JSON.parse`` and
+``JSON.stringify`` and reads dates with ``Date.parse``. The modules here give those results in
+Python, byte for byte:
+
+* :mod:`pi_lsp.js.json` — ``JSON.parse``, ``JSON.stringify``, ``String(number)``, ``Object.keys``;
+
+This package is the bottom layer: its modules import nothing of pi_lsp outside ``pi_lsp.js``.
+The package itself re-exports nothing; import from the module that owns a name.
+"""
