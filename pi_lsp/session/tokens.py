@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_lsp.js.json import escape_lone_surrogates, json_stringify
-from pi_lsp.tools.truncation import utf16_len
+from pi_lsp.js.text import utf16_len
 
 __all__ = [
     "DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS",

@@ -7,8 +7,6 @@ Pi measures and trims text with JavaScript semantics: ``.length`` counts UTF-16 
 
 from __future__ import annotations
 
-from pi_lsp.tools.truncation import utf16_len
-
 __all__ = ["JS_WHITESPACE", "is_js_space", "js_slice", "js_trim", "utf16_len", "utf16_prefix"]
 
 #: ECMAScript WhiteSpace plus LineTerminator: what ``String.prototype.trim`` and ``\s`` match.
@@ -17,6 +15,13 @@ JS_WHITESPACE = (
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
+
+
+def utf16_len(text: str) -> int:
+    """Length of ``text`` as JavaScript counts it (UTF-16 code units)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def is_js_space(char: str) -> bool:
