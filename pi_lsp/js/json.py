@@ -20,7 +20,7 @@ handled here so that the text is JavaScript's, byte for byte:
   :func:`parse_json`.
 
 The JSON reader that keeps positions and V8's error texts (settings files, the trust store) is
-:func:`pi_lsp.resources.settings.parse_json_document`.
+:func:`pi_lsp.js.json_document.parse_json_document`.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from pi_lsp.js.json import js_object_keys, json_stringify
+from pi_lsp.js.json_document import JsonSyntaxError, parse_json_document
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,
@@ -37,10 +38,8 @@ from pi_lsp.resources.agent_dir import (
 from pi_lsp.resources.model import Finding, SourceRange
 from pi_lsp.resources.settings import (
     DefaultProjectTrust,
-    JsonSyntaxError,
     global_settings_path,
     json_error_range,
-    parse_json_document,
     read_settings_file,
 )
 from pi_lsp.tools.file_mutation import FileMutationError, write_text_file
