@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pi_lsp.js.text import utf16_len
+
 __all__ = ["JsonDocument", "JsonMember", "JsonSyntaxError", "parse_json_document"]
 
 
@@ -75,10 +77,6 @@ _POSITIONED = {
 }
 
 
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def _printable(text: str) -> str:
     """Lone surrogates as Node writes them to a UTF-8 stream (U+FFFD)."""
     return _LONE_SURROGATE.sub("\ufffd", text)
@@ -108,8 +106,8 @@ class _JsonParser:
             line += 1
             last_break = j + 1
             i = j + 1
-        column = 1 + _utf16_len(head[last_break:])
-        return f"at position {_utf16_len(head)} (line {line} column {column})"
+        column = 1 + utf16_len(head[last_break:])
+        return f"at position {utf16_len(head)} (line {line} column {column})"
 
     def fail(self, pos: int, kind: str | None = None) -> JsonSyntaxError:
         """The error V8 reports at ``pos``; ``kind`` selects a positioned message, else V8 looks
@@ -131,7 +129,7 @@ class _JsonParser:
             return f'"{self.s}" is not valid JSON'
         units = self.s.encode("utf-16-le", "surrogatepass")
         length = len(units) // 2
-        upos = _utf16_len(self.s[:pos])
+        upos = utf16_len(self.s[:pos])
 
         def cut(start: int, end: int) -> str:
             return units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")
