@@ -7,7 +7,7 @@ Python, byte for byte:
 
 * :mod:`pi_lsp.js.json` — ``JSON.parse``, ``JSON.stringify``, ``String(number)``, ``Object.keys``;
 * :mod:`pi_lsp.js.json_document` — ``JSON.parse`` with member positions and V8's error messages;
-* :mod:`pi_lsp.js.text` — string length, slicing and trimming in UTF-16 code units;
+* :mod:`pi_lsp.js.text` — string length, slicing, trimming and sort order in UTF-16 code units;
 * :mod:`pi_lsp.js.dates` — ``Date.parse`` for the ISO-8601 timestamps Pi writes.
 
 This package is the bottom layer: its modules import nothing of pi_lsp outside ``pi_lsp.js``.

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pi_lsp.js.json import js_object_keys, json_stringify
 from pi_lsp.js.json_document import JsonSyntaxError, parse_json_document
+from pi_lsp.js.text import utf16_sort_key
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import (
     CONFIG_DIR_NAME,
@@ -316,7 +317,7 @@ def read_trust_store(agent_dir: str) -> TrustStore:
 
 
 def _sorted_store_text(data: Mapping[str, bool | None]) -> str:
-    ordered = sorted(data, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+    ordered = sorted(data, key=utf16_sort_key)
     return json_stringify({key: data[key] for key in ordered}, indent=2) + "\n"
 
 
