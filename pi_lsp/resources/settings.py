@@ -21,13 +21,13 @@ from typing import Any, Literal
 from pi_lsp.js.json import js_string
 from pi_lsp.js.json_document import JsonSyntaxError, parse_json_document
 from pi_lsp.resources.agent_dir import (
-    CONFIG_DIR_NAME,
     LineIndex,
     decode_text,
     node_error_text,
     resolve_path,
 )
 from pi_lsp.resources.file_source import DISK, FileSource
+from pi_lsp.resources.layout import CONFIG_DIR_NAME
 from pi_lsp.resources.model import Finding, SourceRange
 
 SettingsScope = Literal["global", "project"]
