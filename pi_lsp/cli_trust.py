@@ -19,6 +19,7 @@ from shlex import quote
 from typing import TYPE_CHECKING, Any
 
 from pi_lsp.resources.agent_dir import canonicalize_path, resolve_agent_dir, resolve_path
+from pi_lsp.resources.layout import PROMPTS_DIR_NAME, SKILLS_DIR_NAME
 
 if TYPE_CHECKING:
     from pi_lsp.resources.loader import Resources
@@ -32,8 +33,8 @@ EXIT_USAGE = 2
 _REQUIREMENT_LABELS = {
     "settings.json": "project settings",
     "extensions": "project extensions",
-    "skills": "project skills",
-    "prompts": "project prompt templates",
+    SKILLS_DIR_NAME: "project skills",
+    PROMPTS_DIR_NAME: "project prompt templates",
     "themes": "project themes",
     "SYSTEM.md": "replaces the system prompt",
     "APPEND_SYSTEM.md": "appended to the system prompt",

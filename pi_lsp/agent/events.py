@@ -1,7 +1,7 @@
 """The events an agent run emits, in Pi's JSON shapes, and their JSON-mode form (spec §12.1).
 
 Every event is a plain dict with a ``"type"`` and Pi's keys in Pi's order, so that writing one
-with :func:`~pi_lsp.js_json.json_stringify` gives the line ``pi --mode json`` prints. The
+with :func:`~pi_lsp.js.json.json_stringify` gives the line ``pi --mode json`` prints. The
 constructors below are the only place the shapes are spelled out.
 
 Loop events (one run of the agent loop): ``agent_start``, ``agent_end {messages}``,
@@ -28,7 +28,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 
 __all__ = [
     "PI_LSP_ONLY_EVENTS",

@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_lsp.agent.model_api import ModelInfo
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
+from pi_lsp.js.text import utf16_len
 from pi_lsp.session.summarizer import clamp_output_budget
 from pi_lsp.session.tokens import calculate_context_tokens, estimate_message_tokens
-from pi_lsp.tools.truncation import utf16_len
 
 __all__ = ["estimate_request_tokens", "request_max_tokens"]
 

@@ -54,6 +54,7 @@ from pi_lsp.agent.providers.errors import (
 )
 from pi_lsp.agent.providers.retry import RetryPolicy, Sleep, sleep_ms
 from pi_lsp.agent.tool_runner import AfterToolCall, BeforeToolCall, ToolExecutionMode
+from pi_lsp.js.dates import parse_timestamp_ms
 from pi_lsp.prompt.assemble import build_prompt
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.templates import expand_prompt_template, expand_skill_command
@@ -68,7 +69,6 @@ from pi_lsp.session.entry_store import EntryPath
 from pi_lsp.session.llm_messages import convert_to_llm
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.summarizer import SummaryAborted, SummaryModel
-from pi_lsp.session.timestamps import parse_timestamp_ms
 from pi_lsp.session.tokens import (
     CompactionSettings,
     calculate_context_tokens,

@@ -49,6 +49,7 @@ from pi_lsp.lint.engine import Diagnostic
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.rules import rule_for
 from pi_lsp.resources.frontmatter import Frontmatter, FrontmatterError, parse_frontmatter
+from pi_lsp.resources.layout import SKILLS_DIR_NAME
 from pi_lsp.resources.model import Finding, SourceRange
 from pi_lsp.resources.shown_paths import reference_from, shown_path
 from pi_lsp.resources.yaml_core import core_scalar
@@ -290,7 +291,7 @@ def _rename_skill(diagnostic: Diagnostic, context: FixContext) -> list[Fix]:
     movable = (
         declared
         and folder == name
-        and os.path.basename(os.path.dirname(folder_path)) == "skills"
+        and os.path.basename(os.path.dirname(folder_path)) == SKILLS_DIR_NAME
         and context.can_rename
     )
     parent = os.path.dirname(folder_path)

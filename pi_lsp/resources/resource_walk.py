@@ -18,8 +18,8 @@ import os
 import stat
 from dataclasses import dataclass, replace
 
+from pi_lsp.js.text import js_trim
 from pi_lsp.resources.file_source import FileSource
-from pi_lsp.resources.js_text import js_trim
 from pi_lsp.tools.ignore_rules import IgnoreFile, IgnoreRule, parse_rule
 
 __all__ = ["IGNORE_FILE_NAMES", "DirItem", "PiIgnoreRules", "list_directory", "pi_ignore_pattern"]

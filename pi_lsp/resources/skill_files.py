@@ -24,10 +24,10 @@ import os
 import re
 from dataclasses import dataclass
 
+from pi_lsp.js.text import js_trim, utf16_len
 from pi_lsp.resources.agent_dir import node_error_text
 from pi_lsp.resources.file_source import FileSource
 from pi_lsp.resources.frontmatter import FieldSpan, Frontmatter, FrontmatterError, parse_frontmatter
-from pi_lsp.resources.js_text import js_trim, utf16_len
 from pi_lsp.resources.model import Finding, SourceRange
 
 __all__ = [

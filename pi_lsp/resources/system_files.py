@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_lsp.resources.agent_dir import (
-    CONFIG_DIR_NAME,
     decode_text,
     node_error_text,
     offset_to_position,
     resolve_path,
 )
 from pi_lsp.resources.file_source import DISK, FileSource
+from pi_lsp.resources.layout import CONFIG_DIR_NAME
 from pi_lsp.resources.model import Finding, SourceRange
 
 SYSTEM_FILE_NAME = "SYSTEM.md"

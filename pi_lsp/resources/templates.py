@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pi_lsp.js.text import JS_WHITESPACE, is_js_space, js_trim, utf16_len, utf16_prefix
 from pi_lsp.resources.agent_dir import canonicalize_path, node_error_text
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.frontmatter import FrontmatterError, parse_frontmatter
-from pi_lsp.resources.js_text import JS_WHITESPACE, is_js_space, js_trim, utf16_len, utf16_prefix
 from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding, pi_diagnostics
 from pi_lsp.resources.resource_walk import PiIgnoreRules, list_directory
 from pi_lsp.resources.skills import Skill

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pi_lsp.js_json import js_object_keys, json_stringify
+from pi_lsp.js.json import js_object_keys, json_stringify
+from pi_lsp.js.json_document import JsonSyntaxError, parse_json_document
+from pi_lsp.js.text import utf16_sort_key
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import (
-    CONFIG_DIR_NAME,
     LineIndex,
     canonicalize_path,
     decode_text,
@@ -34,13 +35,17 @@ from pi_lsp.resources.agent_dir import (
     node_error_text,
     resolve_path,
 )
+from pi_lsp.resources.layout import (
+    CONFIG_DIR_NAME,
+    PROMPTS_DIR_NAME,
+    SKILLS_DIR_NAME,
+    agents_skills_dir,
+)
 from pi_lsp.resources.model import Finding, SourceRange
 from pi_lsp.resources.settings import (
     DefaultProjectTrust,
-    JsonSyntaxError,
     global_settings_path,
     json_error_range,
-    parse_json_document,
     read_settings_file,
 )
 from pi_lsp.tools.file_mutation import FileMutationError, write_text_file
@@ -56,8 +61,8 @@ LOCKED_MESSAGE = "Lock file is already being held"
 TRUST_REQUIRING_CONFIG_ENTRIES = (
     "settings.json",
     "extensions",
-    "skills",
-    "prompts",
+    SKILLS_DIR_NAME,
+    PROMPTS_DIR_NAME,
     "themes",
     "SYSTEM.md",
     "APPEND_SYSTEM.md",
@@ -93,7 +98,7 @@ def trust_requirements(cwd: str, home: str | None = None) -> tuple[TrustRequirem
     """Everything that makes ``cwd`` trust-requiring (empty: the project counts as trusted)."""
     current = canonicalize_path(resolve_path(cwd))
     home_path = canonicalize_path(resolve_path(home if home is not None else home_dir()))
-    user_skills = os.path.join(home_path, ".agents", "skills")
+    user_skills = agents_skills_dir(home_path)
     found: list[TrustRequirement] = []
     config_dir = os.path.join(current, CONFIG_DIR_NAME)
     for entry in TRUST_REQUIRING_CONFIG_ENTRIES:
@@ -101,7 +106,7 @@ def trust_requirements(cwd: str, home: str | None = None) -> tuple[TrustRequirem
         if os.path.exists(path):
             found.append(TrustRequirement(path, "pi-config"))
     for directory in ancestor_dirs(current):
-        skills = os.path.join(directory, ".agents", "skills")
+        skills = agents_skills_dir(directory)
         if skills != user_skills and os.path.exists(skills):
             found.append(TrustRequirement(skills, "agents-skills"))
     return tuple(found)
@@ -317,7 +322,7 @@ def read_trust_store(agent_dir: str) -> TrustStore:
 
 
 def _sorted_store_text(data: Mapping[str, bool | None]) -> str:
-    ordered = sorted(data, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+    ordered = sorted(data, key=utf16_sort_key)
     return json_stringify({key: data[key] for key in ordered}, indent=2) + "\n"
 
 

@@ -27,8 +27,8 @@ from ruamel.yaml.resolver import BaseResolver, VersionedResolver
 from ruamel.yaml.scanner import Scanner, ScannerError
 from ruamel.yaml.tag import Tag
 
-from pi_lsp.js_json import js_number
-from pi_lsp.resources.js_text import utf16_len
+from pi_lsp.js.json import js_number
+from pi_lsp.js.text import utf16_len
 
 __all__ = [
     "KeyPosition",

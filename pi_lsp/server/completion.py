@@ -19,6 +19,7 @@ import re
 from lsprotocol import types
 
 from pi_lsp.lint.checks import KNOWN_SKILL_FIELDS
+from pi_lsp.resources.layout import SKILLS_DIR_NAME
 from pi_lsp.server.convert import code_point_column, path_of, utf16_column
 from pi_lsp.server.language_server import PiLanguageServer
 
@@ -124,7 +125,7 @@ def is_skill_file(path: str) -> bool:
     """``SKILL.md``, or a Markdown file right in a ``skills`` folder (Pi's flat
     ``.pi/skills/x.md``): files that can only be meant as skills."""
     return os.path.basename(path) == "SKILL.md" or (
-        path.endswith(".md") and os.path.basename(os.path.dirname(path)) == "skills"
+        path.endswith(".md") and os.path.basename(os.path.dirname(path)) == SKILLS_DIR_NAME
     )
 
 

@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
+from pi_lsp.js.text import utf16_len
 from pi_lsp.lint.engine import Diagnostic
 from pi_lsp.resources.model import SourceRange
 
@@ -50,8 +51,7 @@ def uri_of(path: str) -> str:
 
 def utf16_column(line_text: str, column: int) -> int:
     """The UTF-16 offset of code-point ``column`` in ``line_text``."""
-    prefix = line_text[:column]
-    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
+    return utf16_len(line_text[:column])
 
 
 def code_point_column(line_text: str, character: int) -> int:

@@ -27,6 +27,7 @@ from pi_lsp.prompt.system_prompt import build_skill_entry
 from pi_lsp.prompt.tokens import count_tokens
 from pi_lsp.resources.agent_dir import home_dir, resolve_agent_dir
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES, loaded_as
+from pi_lsp.resources.layout import AGENTS_DIR_NAME, PROJECT_DIR_NAMES, SKILLS_DIR_NAME
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.shown_paths import shown_path
 from pi_lsp.resources.skills import Skill
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from pi_lsp.server.state import WorkspaceState
 
 COLLISION = "skill-name-collision"
-PROJECT_FOLDERS = (".pi", ".agents")
 _SKILL_COMMAND = re.compile(r"/skill:([^\s`'\"()\[\]<>]+)")
 
 
@@ -67,14 +67,14 @@ def _inside(path: str, folder: str) -> bool:
 def project_of(path: str, agent_dir: str, home: str) -> str | None:
     """The project a resource file belongs to (the folder holding its ``.pi`` or ``.agents``
     folder), or ``None`` for the user's own resources and files outside such folders."""
-    if _inside(path, agent_dir) or _inside(path, os.path.join(home, ".agents")):
+    if _inside(path, agent_dir) or _inside(path, os.path.join(home, AGENTS_DIR_NAME)):
         return None
     folder = os.path.dirname(path)
     while True:
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
-        if os.path.basename(folder) in PROJECT_FOLDERS:
+        if os.path.basename(folder) in PROJECT_DIR_NAMES:
             return parent
         folder = parent
 
@@ -96,7 +96,7 @@ def resource_cwd(state: WorkspaceState, path: str) -> str:
 def _is_project_skill_path(path: str) -> bool:
     """Under ``.pi/skills`` or ``.agents/skills``: where only a trusted project's skills load."""
     parts = os.path.dirname(path).split(os.sep)
-    return any(a in PROJECT_FOLDERS and b == "skills" for a, b in pairwise(parts))
+    return any(a in PROJECT_DIR_NAMES and b == SKILLS_DIR_NAME for a, b in pairwise(parts))
 
 
 # --- what the hover says ----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from lsprotocol import types
 from watchfiles import Change, awatch
 
 from pi_lsp.resources.agent_dir import home_dir, resolve_agent_dir
+from pi_lsp.resources.layout import agents_skills_dir
 from pi_lsp.resources.relevance import WATCH_GLOBS
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
@@ -99,7 +100,7 @@ async def start_watching(ls: PiLanguageServer) -> Watcher | None:
     env = dict(os.environ)
     home = home_dir(env)
     agent_dir = resolve_agent_dir(ls.state.settings.agent_dir, env=env, home=home)
-    folders += [agent_dir, os.path.join(home, ".agents", "skills")]
+    folders += [agent_dir, agents_skills_dir(home)]
     existing = [f for f in dict.fromkeys(folders) if os.path.isdir(f)]
     if not existing:
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from pi_lsp.js_json import escape_lone_surrogates, json_stringify
+from pi_lsp.js.json import escape_lone_surrogates, json_stringify
 from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.session_file import SessionFile
 

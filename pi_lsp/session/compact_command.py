@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pi_lsp.js.text import utf16_len
 from pi_lsp.session.command_support import (
     EXIT_BAD_FILE,
     EXIT_OK,
@@ -48,7 +49,6 @@ from pi_lsp.session.tokens import (
     estimate_messages_tokens,
     should_compact,
 )
-from pi_lsp.tools.truncation import utf16_len
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "CompactPreview", "preview_compaction", "run_compact_command"]
 

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from pi_lsp.js.dates import parse_timestamp_ms
 from pi_lsp.session.entry_store import EntryPath, IndexedEntries
-from pi_lsp.session.timestamps import parse_timestamp_ms
 from pi_lsp.session.tree import branch, index_entries
 
 __all__ = [

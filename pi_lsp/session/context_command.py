@@ -18,7 +18,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.session.command_support import (
     EXIT_BAD_FILE,
     EXIT_OK,

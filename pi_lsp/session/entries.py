@@ -22,8 +22,8 @@ from collections.abc import Container
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from pi_lsp.js.text import js_trim
 from pi_lsp.resources.agent_dir import resolve_path
-from pi_lsp.resources.js_text import js_trim
 
 __all__ = [
     "CURRENT_SESSION_VERSION",

@@ -13,12 +13,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_lsp.js.text import utf16_sort_key
+
 __all__ = ["FileOperations", "format_file_operations", "js_sorted"]
 
 
 def js_sorted(values: Iterable[str]) -> list[str]:
     """``Array.prototype.sort()`` on strings: ordered by UTF-16 code units."""
-    return sorted(values, key=lambda value: value.encode("utf-16-be", "surrogatepass"))
+    return sorted(values, key=utf16_sort_key)
 
 
 def _string_list(value: Any) -> list[str]:

@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.js_json import JsonParseError, parse_json
-from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
+from pi_lsp.js.json import JsonParseError, parse_json
+from pi_lsp.js.text import JS_WHITESPACE, js_trim
 from pi_lsp.resources.model import Finding, SourceRange
 from pi_lsp.session.entry_store import LAZY_KINDS
 from pi_lsp.session.errors import SessionFileError

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.js_json import JsonParseError, parse_json
+from pi_lsp.js.json import JsonParseError, parse_json
 from pi_lsp.regular_files import MAX_SESSION_FILE_BYTES, open_regular_file
 from pi_lsp.session.entries import iso_timestamp
 

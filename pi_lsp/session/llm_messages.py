@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import js_number
 
 __all__ = [
     "BLOCKED_IMAGE_TEXT",

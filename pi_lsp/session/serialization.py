@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pi_lsp.js_json import js_object_keys, json_stringify
-from pi_lsp.resources.js_text import js_slice
-from pi_lsp.tools.truncation import utf16_len
+from pi_lsp.js.json import js_object_keys, json_stringify
+from pi_lsp.js.text import js_slice, utf16_len
 
 __all__ = [
     "TOOL_RESULT_MAX_CHARS",

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
 
-from pi_lsp.js_json import JsonParseError, json_stringify, parse_json
+from pi_lsp.js.json import JsonParseError, json_stringify, parse_json
 from pi_lsp.regular_files import MAX_SESSION_FILE_BYTES, open_regular_file, read_regular_file
 from pi_lsp.resources.agent_dir import resolve_agent_dir, resolve_path
 from pi_lsp.resources.model import Finding, SourceRange

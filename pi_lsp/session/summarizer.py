@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pi_lsp.js.text import utf16_len
 from pi_lsp.session.tokens import estimate_messages_tokens
-from pi_lsp.tools.truncation import utf16_len
 
 __all__ = [
     "BRANCH_LABEL",

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.js_json import escape_lone_surrogates, json_stringify
-from pi_lsp.tools.truncation import utf16_len
+from pi_lsp.js.json import escape_lone_surrogates, json_stringify
+from pi_lsp.js.text import utf16_len
 
 __all__ = [
     "DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS",

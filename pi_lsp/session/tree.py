@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pi_lsp.session.timestamps import parse_timestamp_ms
+from pi_lsp.js.dates import parse_timestamp_ms
 
 __all__ = [
     "EntryT",

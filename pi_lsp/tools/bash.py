@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import js_number
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.output_accumulator import OutputAccumulator, OutputSnapshot
 from pi_lsp.tools.truncation import format_size

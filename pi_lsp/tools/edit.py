@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pi_lsp.js.text import utf16_len
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.file_mutation import file_mutation_lock, run_to_completion, write_text_file
 from pi_lsp.tools.node_errors import node_error_code, read_regular_file
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.text_diff import diff_lines, format_display_diff, format_unified_patch
-from pi_lsp.tools.truncation import utf16_len
 
 BOM = "\ufeff"
 

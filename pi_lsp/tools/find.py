@@ -18,12 +18,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import as_js_number, js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, ToolContext, ToolError, ToolResult
 from pi_lsp.tools.file_walk import FdWalk, WalkCancelled, inside_git_repository
 from pi_lsp.tools.glob_automaton import GlobAutomaton, GlobSpec
 from pi_lsp.tools.glob_regex import GlobError, GlobOptions, has_uppercase, parse_glob
-from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.paths import resolve_to_cwd
 

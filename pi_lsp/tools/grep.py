@@ -18,9 +18,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import as_js_number, js_number
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, ToolContext, ToolError, ToolResult
-from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.node_errors import read_regular_file, refuse_special_file
 from pi_lsp.tools.paths import resolve_to_cwd

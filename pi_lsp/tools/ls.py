@@ -12,10 +12,9 @@ import os
 import stat
 from typing import Any
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import as_js_number, js_number
 from pi_lsp.tools.base import ToolContext, ToolError, ToolResult
 from pi_lsp.tools.collation import locale_compare_key
-from pi_lsp.tools.js_format import as_js_number
 from pi_lsp.tools.listing import Note, capped_result
 from pi_lsp.tools.node_errors import node_error_message
 from pi_lsp.tools.paths import resolve_to_cwd

@@ -15,7 +15,7 @@ import os
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from pi_lsp.js_json import js_number
+from pi_lsp.js.json import js_number
 from pi_lsp.tools.base import (
     ABORTED_MESSAGE,
     AbortSignal,

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
+from pi_lsp.js.text import utf16_len
+
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
 GREP_MAX_LINE_LENGTH = 500
@@ -76,13 +78,6 @@ def utf8_len(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(encode_utf8(text))
-
-
-def utf16_len(text: str) -> int:
-    """Length of ``text`` as JavaScript counts it (UTF-16 code units)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def count_lines(data: bytes | bytearray) -> int:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.agent.model_api import ModelInfo, ModelRequest, empty_usage
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.tools.base import AbortSignal
 
 __all__ = ["ORACLE_MODEL", "ScriptedProvider", "oracle_model", "oracle_usage"]

@@ -33,7 +33,7 @@ from pi_lsp.agent.tool_runner import (
     BeforeToolCallResult,
     truncated_call_message,
 )
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.tools.base import ToolContext
 from tests.agent.scripted_provider import ORACLE_MODEL, ScriptedProvider, oracle_model
 

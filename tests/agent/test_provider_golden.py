@@ -26,7 +26,7 @@ from pi_lsp.agent.providers import provider_for
 from pi_lsp.agent.providers.openai_completions import build_request_body
 from pi_lsp.agent.providers.secret import Secret
 from pi_lsp.agent.providers.transport import aclose_shared_clients
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.session.context import build_session_context
 from pi_lsp.session.llm_messages import convert_to_llm
 from pi_lsp.session.session_file import SessionFile

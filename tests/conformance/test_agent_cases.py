@@ -35,11 +35,11 @@ from pi_lsp.agent.events import json_mode_lines
 from pi_lsp.agent.model_api import ModelRequest
 from pi_lsp.agent.output_budget import estimate_request_tokens
 from pi_lsp.agent.session_agent import SessionAgent
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
+from pi_lsp.js.text import utf16_len
 from pi_lsp.resources.loader import LoadOptions, load_resources
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.tools.base import ToolContext
-from pi_lsp.tools.truncation import utf16_len
 from tests.agent.scripted_provider import ScriptedProvider, oracle_model
 from tests.conformance.harness import (
     CONFORMANCE,

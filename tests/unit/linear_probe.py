@@ -351,10 +351,10 @@ def _quietly(call: Callable[[str], object]) -> Callable[[str], object]:
 def function_registry() -> dict[str, Callable[[str], object]]:
     """Public functions that read user text, each taking the adversarial text somewhere a user
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
+    from pi_lsp.js.json_document import parse_json_document
     from pi_lsp.lint.instructions import extract_instructions
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
-    from pi_lsp.resources.settings import parse_json_document
     from pi_lsp.resources.templates import parse_command_args, substitute_args
     from pi_lsp.tools.find import fd_pattern
     from pi_lsp.tools.ignore_rules import IgnoreFile, parse_rule

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.resources.js_text import js_slice
+from pi_lsp.js.text import js_slice
 from pi_lsp.session.compaction import (
     ALREADY_COMPACTED,
     NO_PRIOR_HISTORY,

@@ -1,10 +1,10 @@
-"""``pi_lsp.js_json``: JSON and numbers as JavaScript writes them (expected texts are node's)."""
+"""``pi_lsp.js.json``: JSON and numbers as JavaScript writes them (expected texts are node's)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pi_lsp.js_json import (
+from pi_lsp.js.json import (
     JsonParseError,
     escape_lone_surrogates,
     js_number,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.js_json import js_number
-from pi_lsp.tools.js_format import as_js_number
+from pi_lsp.js.json import as_js_number, js_number
 from pi_lsp.tools.listing import append_notices, cap_output
 
 

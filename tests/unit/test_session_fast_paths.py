@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.js_json import JsonParseError, json_stringify, parse_json
+from pi_lsp.js.json import JsonParseError, json_stringify, parse_json
+from pi_lsp.js.text import JS_WHITESPACE, js_trim, utf16_len
 from pi_lsp.resources.agent_dir import decode_text
-from pi_lsp.resources.js_text import JS_WHITESPACE, js_trim
 from pi_lsp.session.context import UNSET, _forward, build_session_context
 from pi_lsp.session.entry_store import IndexedEntries
 from pi_lsp.session.errors import NotASessionError
@@ -25,7 +25,6 @@ from pi_lsp.session.lines import ParsedLines, gc_paused, parse_session_bytes
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tokens import _stringified_length
 from pi_lsp.session.tree import branch, index_entries
-from pi_lsp.tools.truncation import utf16_len
 
 # ---------------------------------------------------------------------------------------------
 # parse_json

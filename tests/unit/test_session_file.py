@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.js_json import JsonParseError, js_number, json_stringify, parse_json
+from pi_lsp.js.json import JsonParseError, js_number, json_stringify, parse_json
 from pi_lsp.session.entries import (
     clean_session_name,
     default_session_dir,

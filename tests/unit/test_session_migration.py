@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.js_json import json_stringify, parse_json
+from pi_lsp.js.json import json_stringify, parse_json
 from pi_lsp.session.migration import migrate_records, migrated_entry_id, session_version
 from pi_lsp.session.session_file import SessionFile
 from tests.sessions import FIXTURE_NAMES, fixture_session_params

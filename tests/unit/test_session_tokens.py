@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.session.tokens import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,

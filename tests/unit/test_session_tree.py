@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.session.timestamps import parse_timestamp_ms
+from pi_lsp.js.dates import parse_timestamp_ms
 from pi_lsp.session.tree import (
     TreeNode,
     branch,

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.js_json import js_string
+from pi_lsp.js.json import js_string
+from pi_lsp.js.json_document import JsonSyntaxError, parse_json_document
 from pi_lsp.resources.file_source import OverlayFileSource
 from pi_lsp.resources.settings import (
-    JsonSyntaxError,
     deep_merge,
     load_settings,
-    parse_json_document,
     read_settings_file,
 )
 from tests.unit.helpers import write

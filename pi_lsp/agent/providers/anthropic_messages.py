@@ -40,7 +40,7 @@ from pi_lsp.agent.providers.transport import (
     open_event_stream,
     shared_client,
 )
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 from pi_lsp.prompt.model_view import NO_TOOL_OUTPUT, SEE_ATTACHED_IMAGE
 from pi_lsp.tools.base import AbortSignal
 

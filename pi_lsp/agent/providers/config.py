@@ -39,9 +39,9 @@ from typing import Any
 from pi_lsp.agent.model_api import Api, ModelInfo
 from pi_lsp.agent.providers.catalogue import builtin_model_ids
 from pi_lsp.agent.providers.secret import Secret
+from pi_lsp.js.json_document import JsonDocument, JsonSyntaxError, parse_json_document
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
 from pi_lsp.resources.agent_dir import LineIndex, decode_text
-from pi_lsp.resources.settings import JsonDocument, JsonSyntaxError, parse_json_document
 
 __all__ = [
     "AUTH_FILE_NAME",

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from pi_lsp.js_json import json_stringify
+from pi_lsp.js.json import json_stringify
 
 __all__ = [
     "ErrorKind",

@@ -20,7 +20,7 @@ handled here so that the text is JavaScript's, byte for byte:
   :func:`parse_json`.
 
 The JSON reader that keeps positions and V8's error texts (settings files, the trust store) is
-:func:`pi_lsp.resources.settings.parse_json_document`.
+:func:`pi_lsp.js.json_document.parse_json_document`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any, Literal
 __all__ = [
     "JsonParseError",
     "KeyOrder",
+    "as_js_number",
     "escape_lone_surrogates",
     "js_number",
     "js_object_keys",
@@ -158,6 +159,14 @@ def js_number(value: float) -> str:
     if number == 0:
         return "0"
     return _finite_number(number)
+
+
+def as_js_number(value: float) -> float:
+    """``value`` as a JavaScript number would hold it in JSON: an integral float becomes an int,
+    so a detail writes ``3``, not ``3.0`` (:func:`js_number` is the same number as a text)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
 
 
 def js_string(value: Any) -> str:

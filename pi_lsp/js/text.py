@@ -1,15 +1,22 @@
 """String operations as JavaScript performs them, where Python's built-ins disagree.
 
-Pi measures and trims text with JavaScript semantics: ``.length`` counts UTF-16 code units,
-``.trim()`` and the regex class ``\\s`` know a fixed whitespace set that differs from
-``str.isspace`` (JavaScript has U+FEFF, Python has U+001C..U+001F and U+0085).
+Pi measures, sorts and trims text with JavaScript semantics: ``.length`` counts UTF-16 code
+units, ``Array.prototype.sort()`` compares them, ``.trim()`` and the regex class ``\\s`` know a
+fixed whitespace set that differs from ``str.isspace`` (JavaScript has U+FEFF, Python has
+U+001C..U+001F and U+0085).
 """
 
 from __future__ import annotations
 
-from pi_lsp.tools.truncation import utf16_len
-
-__all__ = ["JS_WHITESPACE", "is_js_space", "js_slice", "js_trim", "utf16_len", "utf16_prefix"]
+__all__ = [
+    "JS_WHITESPACE",
+    "is_js_space",
+    "js_slice",
+    "js_trim",
+    "utf16_len",
+    "utf16_prefix",
+    "utf16_sort_key",
+]
 
 #: ECMAScript WhiteSpace plus LineTerminator: what ``String.prototype.trim`` and ``\s`` match.
 JS_WHITESPACE = (
@@ -17,6 +24,19 @@ JS_WHITESPACE = (
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
+
+
+def utf16_len(text: str) -> int:
+    """Length of ``text`` as JavaScript counts it (UTF-16 code units)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf16_sort_key(text: str) -> bytes:
+    """A sort key that orders strings as JavaScript's ``Array.prototype.sort()`` does: by UTF-16
+    code units (so U+FF41 sorts after an astral character such as U+1F600, unlike ``sorted``)."""
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 def is_js_space(char: str) -> bool:
