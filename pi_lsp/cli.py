@@ -8,15 +8,19 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_lsp import __version__
 from pi_lsp.cli_chat import add_chat_parser, run_chat_command
 from pi_lsp.cli_session import add_session_parser, run_session_command
 from pi_lsp.cli_trust import add_trust_parser, left_out_lines, run_trust_command
 from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
+
+if TYPE_CHECKING:
+    from pi_lsp.resources.loader import LoadOptions
+    from pi_lsp.resources.model import Finding
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -69,7 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
             "Problems found on the way are reported on stderr."
         ),
     )
-    _add_resource_options(prompt)
+    add_resource_options(prompt)
     prompt.add_argument(
         "--json", action="store_true", help="print the prompt with its spans, sources and tokens"
     )
@@ -110,7 +114,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a finding has this severity or a higher one (default: warning); "
         "never: exit 0 whatever is found",
     )
-    _add_approve_options(
+    add_approve_options(
         check,
         approve="lint as if the project were trusted",
         no_approve="lint as if the project were not trusted",
@@ -145,7 +149,7 @@ def _run_check_command(opts: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _add_approve_options(parser: argparse.ArgumentParser, *, approve: str, no_approve: str) -> None:
+def add_approve_options(parser: argparse.ArgumentParser, *, approve: str, no_approve: str) -> None:
     """``--approve`` / ``--no-approve``: ``opts.approve`` is True, False or None (not given)."""
     trust = parser.add_mutually_exclusive_group()
     trust.add_argument(
@@ -172,11 +176,11 @@ def _run_serve_command(opts: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _add_resource_options(parser: argparse.ArgumentParser) -> None:
+def add_resource_options(parser: argparse.ArgumentParser) -> None:
     """The options that say which resources load, with Pi's names and meanings."""
     parser.add_argument("--cwd", type=Path, default=None, help="working directory (default: .)")
     parser.add_argument("--agent-dir", default=None, help="agent dir (default: ~/.pi/agent)")
-    _add_approve_options(
+    add_approve_options(
         parser,
         approve="trust the project for this run",
         no_approve="do not trust the project for this run",
@@ -223,7 +227,8 @@ def _add_resource_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _load_options(opts: argparse.Namespace) -> Any:
+def load_options(opts: argparse.Namespace) -> LoadOptions:
+    """The :class:`LoadOptions` the resource options of :func:`add_resource_options` say."""
     from pi_lsp.resources.loader import LoadOptions
 
     tools = None
@@ -246,7 +251,7 @@ def _load_options(opts: argparse.Namespace) -> Any:
     )
 
 
-def _report_findings(findings: Sequence[Any], root: str | None = None) -> None:
+def report_findings(findings: Iterable[Finding], root: str | None = None) -> None:
     """Each finding as a ``file:line:column`` line on stderr, paths relative to ``root`` (as
     ``pi-lsp check`` writes them) when given, else absolute."""
     from pi_lsp.resources.shown_paths import shown_path
@@ -262,18 +267,18 @@ def _run_prompt_command(opts: argparse.Namespace) -> int:
     from pi_lsp.prompt.assemble import build_prompt
     from pi_lsp.resources.loader import load_resources
 
-    options = _load_options(opts)
+    options = load_options(opts)
     if opts.tools is not None:
         from pi_lsp.tools.registry import BUILTIN_TOOLS
 
-        unknown = [t for t in options.tools if t not in BUILTIN_TOOLS]
+        unknown = [t for t in options.tools or () if t not in BUILTIN_TOOLS]
         if unknown:
             return _fail(f"unknown tool(s) in --tools: {', '.join(unknown)}")
     if not os.path.isdir(options.cwd):
         return _fail(f"working directory does not exist: {options.cwd}")
     resources = load_resources(options)
     document = build_prompt(resources)
-    _report_findings(resources.findings, resources.cwd)
+    report_findings(resources.findings, resources.cwd)
     for line in left_out_lines(resources, opts.agent_dir):
         sys.stderr.write(line + "\n")
     if opts.json:

@@ -50,7 +50,7 @@ EXIT_SIGTERM = 143
 def add_chat_parser(commands: Any) -> None:
     """Declare ``pi-lsp chat`` on the ``commands`` subparsers of ``pi-lsp``."""
     from pi_lsp.agent.model_api import THINKING_LEVELS
-    from pi_lsp.cli import _add_resource_options
+    from pi_lsp.cli import add_resource_options
 
     chat = commands.add_parser(
         "chat",
@@ -106,7 +106,7 @@ def add_chat_parser(commands: Any) -> None:
         metavar="DIR",
         help="folder of session files (default: <agent dir>/sessions/--<cwd>--)",
     )
-    _add_resource_options(chat)
+    add_resource_options(chat)
     chat.add_argument("prompts", nargs="+", metavar="PROMPT", help="message(s) to send, in order")
 
 
@@ -153,7 +153,7 @@ async def _chat(opts: argparse.Namespace) -> int:
         models_json_path,
     )
     from pi_lsp.agent.providers.transport import aclose_shared_clients
-    from pi_lsp.cli import _load_options, _report_findings
+    from pi_lsp.cli import load_options, report_findings
     from pi_lsp.resources.loader import load_resources
     from pi_lsp.session.context import build_session_context
     from pi_lsp.session.errors import NotASessionError, SessionFileError
@@ -161,15 +161,15 @@ async def _chat(opts: argparse.Namespace) -> int:
 
     if opts.session_dir is not None and (opts.session is not None or opts.no_session):
         return _error("--session-dir goes with a new session or --continue", EXIT_USAGE)
-    options = _load_options(opts)
+    options = load_options(opts)
     if opts.tools is not None:
-        unknown = [t for t in options.tools if t not in BUILTIN_TOOLS]
+        unknown = [t for t in options.tools or () if t not in BUILTIN_TOOLS]
         if unknown:
             return _error(f"unknown tool(s) in --tools: {', '.join(unknown)}", EXIT_USAGE)
     if not os.path.isdir(options.cwd):
         return _error(f"working directory does not exist: {options.cwd}", EXIT_USAGE)
     resources = load_resources(options)
-    _report_findings(resources.findings)
+    report_findings(resources.findings)
     agent_dir = resources.agent_dir
     settings = resources.settings.merged
     try:
