@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_lsp import __version__
-from pi_lsp.cli_chat import add_chat_parser, run_chat_command
-from pi_lsp.cli_session import add_session_parser, run_session_command
-from pi_lsp.cli_trust import add_trust_parser, left_out_lines, run_trust_command
+from pi_lsp.cli.chat import add_chat_parser, run_chat_command
+from pi_lsp.cli.session import add_session_parser, run_session_command
+from pi_lsp.cli.trust import add_trust_parser, left_out_lines, run_trust_command
 from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
 
 if TYPE_CHECKING:
