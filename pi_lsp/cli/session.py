@@ -66,11 +66,11 @@ def add_session_parser(commands: Any) -> None:
 
 def run_session_command(opts: argparse.Namespace) -> int:
     if opts.session_command == "context":
-        from pi_lsp.session.context_command import run_context_command
+        from pi_lsp.cli.session_context import run_context_command
 
         return run_context_command(opts)
     if opts.session_command == "tree":
-        from pi_lsp.session.tree_command import run_tree_command
+        from pi_lsp.cli.session_tree import run_tree_command
 
         return run_tree_command(opts)
     from pi_lsp.session.compact_command import run_compact_command

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.session.command_support import (
+from pi_lsp.cli.output import (
     EXIT_BAD_FILE,
     EXIT_OK,
     EXIT_USAGE,

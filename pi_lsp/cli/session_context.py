@@ -18,8 +18,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from pi_lsp.js_json import json_stringify
-from pi_lsp.session.command_support import (
+from pi_lsp.cli.output import (
     EXIT_BAD_FILE,
     EXIT_OK,
     EXIT_USAGE,
@@ -28,6 +27,7 @@ from pi_lsp.session.command_support import (
     write_json,
     write_text,
 )
+from pi_lsp.js_json import json_stringify
 from pi_lsp.session.context import UNSET, SessionContext, Unset, build_session_context
 from pi_lsp.session.llm_messages import convert_to_llm
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from pi_lsp.session.command_support import (
+from pi_lsp.cli.output import (
     EXIT_BAD_FILE,
     EXIT_OK,
     read_session_for_command,
