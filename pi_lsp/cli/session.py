@@ -73,6 +73,6 @@ def run_session_command(opts: argparse.Namespace) -> int:
         from pi_lsp.cli.session_tree import run_tree_command
 
         return run_tree_command(opts)
-    from pi_lsp.session.compact_command import run_compact_command
+    from pi_lsp.cli.session_compact import run_compact_command
 
     return run_compact_command(opts)
