@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_lsp import __version__
 from pi_lsp.cli.chat import add_chat_parser, run_chat_command
+from pi_lsp.cli.output import EXIT_FAILED, EXIT_OK, EXIT_SIGINT, EXIT_USAGE, fail, write_replacing
 from pi_lsp.cli.session import add_session_parser, run_session_command
 from pi_lsp.cli.trust import add_trust_parser, left_out_lines, run_trust_command
 from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
@@ -21,10 +22,6 @@ from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
 if TYPE_CHECKING:
     from pi_lsp.resources.loader import LoadOptions
     from pi_lsp.resources.model import Finding
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -138,13 +135,13 @@ def _run_check_command(opts: argparse.Namespace) -> int:
 
     root = os.path.abspath(opts.path)
     if not os.path.isdir(root):
-        return _fail(f"not a folder: {opts.path}")
+        return fail(f"not a folder: {opts.path}")
     if opts.model_window <= 0:
-        return _fail("--model-window must be a positive number of tokens")
+        return fail("--model-window must be a positive number of tokens")
     config = LintConfig(settings=LintSettings(model_window=opts.model_window))
     result = lint_tree(root, agent_dir=opts.agent_dir, approve=opts.approve, config=config)
     render = {"text": as_text, "json": as_json, "sarif": as_sarif}[opts.format]
-    _write_stdout(render(result, root, resolve_agent_dir(opts.agent_dir)))
+    write_replacing(render(result, root, resolve_agent_dir(opts.agent_dir)))
     failed = fails((d.severity for d in result.diagnostics), opts.fail_on)
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -273,9 +270,9 @@ def _run_prompt_command(opts: argparse.Namespace) -> int:
 
         unknown = [t for t in options.tools or () if t not in BUILTIN_TOOLS]
         if unknown:
-            return _fail(f"unknown tool(s) in --tools: {', '.join(unknown)}")
+            return fail(f"unknown tool(s) in --tools: {', '.join(unknown)}")
     if not os.path.isdir(options.cwd):
-        return _fail(f"working directory does not exist: {options.cwd}")
+        return fail(f"working directory does not exist: {options.cwd}")
     resources = load_resources(options)
     document = build_prompt(resources)
     report_findings(resources.findings, resources.cwd)
@@ -295,23 +292,10 @@ def _run_prompt_command(opts: argparse.Namespace) -> int:
             ],
             "findings": [f.to_json() for f in resources.findings],
         }
-        _write_stdout(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        write_replacing(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     else:
-        _write_stdout(document.text)
+        write_replacing(document.text)
     return EXIT_OK
-
-
-def _write_stdout(text: str) -> None:
-    data = text.encode("utf-8", "replace")
-    if sys.stdout.isatty() and not text.endswith("\n"):
-        data += b"\n"
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-
-def _fail(message: str) -> int:
-    sys.stderr.write(f"pi-lsp: {message}\n")
-    return EXIT_USAGE
 
 
 async def _run_tool_command(opts: argparse.Namespace) -> int:
@@ -322,13 +306,13 @@ async def _run_tool_command(opts: argparse.Namespace) -> int:
     try:
         args: Any = json.loads(opts.args)
     except json.JSONDecodeError as exc:
-        return _fail(
+        return fail(
             f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         )
     try:
         tool, prepared = prepare_call(opts.name, args)
     except InvalidToolCall as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     cwd = (opts.cwd or Path.cwd()).absolute()
 
     signal_ = AbortSignal()
@@ -349,9 +333,9 @@ async def _run_tool_command(opts: argparse.Namespace) -> int:
     result = await execute(tool, prepared, ctx)
     if opts.json:
         payload = {"toolName": tool.name, "isError": result.is_error, "result": result.to_json()}
-        _write_stdout(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        write_replacing(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     else:
-        _write_stdout(tool_result_text(result.content, model_supports_images=opts.images))
+        write_replacing(tool_result_text(result.content, model_supports_images=opts.images))
     return EXIT_FAILED if result.is_error else EXIT_OK
 
 
@@ -373,9 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if opts.command == "trust":
             return run_trust_command(opts)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_SIGINT
     except BrokenPipeError:
         # the reader went away (``| head``); nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
-    return _fail(f"unknown command {opts.command!r}")
+    return fail(f"unknown command {opts.command!r}")

@@ -1,12 +1,15 @@
-"""What the ``pi-lsp session …`` commands share: opening the file, reporting, writing output.
+"""How every ``pi-lsp`` command ends and writes: exit codes, reports on stderr, stdout writers.
 
-Each command reads its file with :meth:`SessionFile.read` (no lock, never written; an old
-version is migrated in memory). A file that cannot be read or is not a Pi session is one line
-on stderr (``pi-lsp: file[:line]: why``) and exit code :data:`EXIT_BAD_FILE`; what reading found
-(skipped lines, a torn last line, migration notes) goes to stderr as
-``file:line:column: severity: message [rule]``. Results go to stdout as UTF-8, lone surrogates
-(possible in parsed JSON strings) as ``\\udxxx`` escapes; JSON as ``JSON.stringify(…, null, 2)``
-writes it, keys in the order the data has them.
+A command that stops says why in one line on stderr, ``pi-lsp: message`` (:func:`report`,
+:func:`fail`), and exits with one of the codes below. Results go to stdout as UTF-8 bytes by
+one of two writers, which differ in what they do with a lone surrogate (possible in text read
+from JSON): :func:`write_escaped` writes it as a ``\\udxxx`` escape (the ``session`` commands),
+:func:`write_replacing` writes ``?`` in its place (``check``, ``prompt``, ``tool``, ``chat``).
+JSON goes out as ``JSON.stringify(…, null, 2)`` writes it, keys in the order the data has them
+(:func:`write_json`).
+
+This module is imported on every start (``pi-lsp --help`` too), so it imports nothing heavy at
+its top.
 """
 
 from __future__ import annotations
@@ -14,58 +17,64 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from pi_lsp.js_json import escape_lone_surrogates, json_stringify
-from pi_lsp.session.errors import SessionFileError
-from pi_lsp.session.session_file import SessionFile
-
 __all__ = [
-    "EXIT_BAD_FILE",
+    "EXIT_FAILED",
     "EXIT_OK",
+    "EXIT_SIGINT",
+    "EXIT_SIGTERM",
     "EXIT_USAGE",
-    "read_session_for_command",
+    "fail",
     "report",
-    "require_leaf",
+    "write_escaped",
     "write_json",
-    "write_text",
+    "write_replacing",
 ]
 
+#: the command did what it was asked
 EXIT_OK = 0
-EXIT_BAD_FILE = 1
+#: it ran and failed: findings at the ``--fail-on`` level, an error result or answer, a file
+#: that cannot be read or is not a session, a ``trust.json`` that could not be written
+EXIT_FAILED = 1
+#: the command line asks for something that cannot be done (argparse's code too)
 EXIT_USAGE = 2
+#: stopped by SIGINT / SIGTERM (128 + the signal's number, as a shell reports it)
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
 
 
 def report(message: str) -> None:
     """``pi-lsp: message`` on stderr: why the command stops, or what it did instead."""
     sys.stderr.write(f"pi-lsp: {message}\n")
+    sys.stderr.flush()
 
 
-def read_session_for_command(path: str) -> SessionFile | None:
-    """The session at ``path`` with its findings reported on stderr, or ``None`` (the reason
-    on stderr) when it cannot be read or is not a session: exit with :data:`EXIT_BAD_FILE`."""
-    try:
-        session = SessionFile.read(path)
-    except SessionFileError as error:
-        report(str(error))
-        return None
-    for finding in session.findings:
-        sys.stderr.write(finding.to_text() + "\n")
-    return session
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    """:func:`report` ``message`` and return ``code`` (the command's exit code)."""
+    report(message)
+    return code
 
 
-def require_leaf(session: SessionFile, path: str, leaf: str | None) -> bool:
-    """Whether ``--leaf`` (``None``: not given) names an entry of the session; when it does
-    not, says so on stderr: exit with :data:`EXIT_USAGE` (Pi would silently use the last
-    entry, which hides a mistyped or stale id)."""
-    if leaf is None or session.get_entry(leaf) is not None:
-        return True
-    report(f"{path}: no entry with id {leaf!r} (--leaf); `pi-lsp session tree` lists them")
-    return False
+def write_escaped(text: str) -> None:
+    """``text`` on stdout as UTF-8, each lone surrogate as a ``\\udxxx`` escape."""
+    from pi_lsp.js_json import escape_lone_surrogates
 
-
-def write_text(text: str) -> None:
     sys.stdout.buffer.write(escape_lone_surrogates(text).encode("utf-8"))
     sys.stdout.buffer.flush()
 
 
+def write_replacing(text: str) -> None:
+    """``text`` on stdout as UTF-8, each lone surrogate replaced by ``?``; on a terminal, a
+    text without a final newline gets one (so the shell prompt starts on its own line)."""
+    data = text.encode("utf-8", "replace")
+    if sys.stdout.isatty() and not text.endswith("\n"):
+        data += b"\n"
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
 def write_json(payload: Any) -> None:
-    write_text(json_stringify(payload, key_order="insertion", indent=2) + "\n")
+    """``payload`` as indented JSON (keys in insertion order) and a newline, by
+    :func:`write_escaped`."""
+    from pi_lsp.js_json import json_stringify
+
+    write_escaped(json_stringify(payload, key_order="insertion", indent=2) + "\n")

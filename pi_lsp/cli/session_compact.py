@@ -21,15 +21,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_lsp.cli.output import (
-    EXIT_BAD_FILE,
+    EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
-    read_session_for_command,
     report,
-    require_leaf,
+    write_escaped,
     write_json,
-    write_text,
 )
+from pi_lsp.cli.session import read_session_for_command, require_leaf
 from pi_lsp.session.compaction_preview import preview_compaction
 from pi_lsp.session.tokens import CompactionSettings
 
@@ -150,7 +149,7 @@ def run_compact_command(opts: argparse.Namespace) -> int:
     settings, window = chosen
     session = read_session_for_command(file)
     if session is None:
-        return EXIT_BAD_FILE
+        return EXIT_FAILED
 
     if not require_leaf(session, file, opts.leaf):
         return EXIT_USAGE
@@ -160,5 +159,5 @@ def run_compact_command(opts: argparse.Namespace) -> int:
     if opts.json:
         write_json({"file": file, **preview.to_json()})
     else:
-        write_text(_text(file, preview.to_json()))
+        write_escaped(_text(file, preview.to_json()))
     return EXIT_OK
