@@ -54,7 +54,7 @@ __all__ = ["add_chat_parser", "run_chat_command"]
 def add_chat_parser(commands: Any) -> None:
     """Declare ``pi-lsp chat`` on the ``commands`` subparsers of ``pi-lsp``."""
     from pi_lsp.agent.model_api import THINKING_LEVELS
-    from pi_lsp.cli.main import add_resource_options
+    from pi_lsp.cli.options import add_resource_options
 
     chat = commands.add_parser(
         "chat",
@@ -146,7 +146,7 @@ async def _chat(opts: argparse.Namespace) -> int:
         models_json_path,
     )
     from pi_lsp.agent.providers.transport import aclose_shared_clients
-    from pi_lsp.cli.main import load_options, report_findings
+    from pi_lsp.cli.options import load_options, report_findings
     from pi_lsp.resources.loader import load_resources
     from pi_lsp.session.context import build_session_context
     from pi_lsp.session.errors import NotASessionError, SessionFileError
