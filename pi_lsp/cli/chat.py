@@ -146,21 +146,17 @@ async def _chat(opts: argparse.Namespace) -> int:
         models_json_path,
     )
     from pi_lsp.agent.providers.transport import aclose_shared_clients
-    from pi_lsp.cli.options import load_options, report_findings
+    from pi_lsp.cli.options import load_options, options_problem, report_findings
     from pi_lsp.resources.loader import load_resources
     from pi_lsp.session.context import build_session_context
     from pi_lsp.session.errors import NotASessionError, SessionFileError
-    from pi_lsp.tools.registry import BUILTIN_TOOLS
 
     if opts.session_dir is not None and (opts.session is not None or opts.no_session):
         return fail("--session-dir goes with a new session or --continue", EXIT_USAGE)
     options = load_options(opts)
-    if opts.tools is not None:
-        unknown = [t for t in options.tools or () if t not in BUILTIN_TOOLS]
-        if unknown:
-            return fail(f"unknown tool(s) in --tools: {', '.join(unknown)}", EXIT_USAGE)
-    if not os.path.isdir(options.cwd):
-        return fail(f"working directory does not exist: {options.cwd}", EXIT_USAGE)
+    problem = options_problem(options)
+    if problem is not None:
+        return fail(problem, EXIT_USAGE)
     resources = load_resources(options)
     report_findings(resources.findings)
     agent_dir = resources.agent_dir

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,7 +18,13 @@ if TYPE_CHECKING:
     from pi_lsp.resources.loader import LoadOptions
     from pi_lsp.resources.model import Finding
 
-__all__ = ["add_approve_options", "add_resource_options", "load_options", "report_findings"]
+__all__ = [
+    "add_approve_options",
+    "add_resource_options",
+    "load_options",
+    "options_problem",
+    "report_findings",
+]
 
 
 def add_approve_options(parser: argparse.ArgumentParser, *, approve: str, no_approve: str) -> None:
@@ -104,6 +111,20 @@ def load_options(opts: argparse.Namespace) -> LoadOptions:
         ),
         tools=tools,
     )
+
+
+def options_problem(options: LoadOptions) -> str | None:
+    """Why the resources of ``options`` cannot be loaded (a tool in ``--tools`` that is not
+    built in, a working directory that does not exist), or ``None`` when they can."""
+    if options.tools is not None:
+        from pi_lsp.tools.registry import BUILTIN_TOOLS
+
+        unknown = [t for t in options.tools if t not in BUILTIN_TOOLS]
+        if unknown:
+            return f"unknown tool(s) in --tools: {', '.join(unknown)}"
+    if not os.path.isdir(options.cwd):
+        return f"working directory does not exist: {options.cwd}"
+    return None
 
 
 def report_findings(findings: Iterable[Finding], root: str | None = None) -> None:

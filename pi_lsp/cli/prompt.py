@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
-from pi_lsp.cli.options import add_resource_options, load_options, report_findings
+from pi_lsp.cli.options import (
+    add_resource_options,
+    load_options,
+    options_problem,
+    report_findings,
+)
 from pi_lsp.cli.output import EXIT_OK, fail, write_replacing
 from pi_lsp.cli.trust import left_out_lines
 
@@ -41,14 +45,9 @@ def run_prompt_command(opts: argparse.Namespace) -> int:
     from pi_lsp.resources.loader import load_resources
 
     options = load_options(opts)
-    if opts.tools is not None:
-        from pi_lsp.tools.registry import BUILTIN_TOOLS
-
-        unknown = [t for t in options.tools or () if t not in BUILTIN_TOOLS]
-        if unknown:
-            return fail(f"unknown tool(s) in --tools: {', '.join(unknown)}")
-    if not os.path.isdir(options.cwd):
-        return fail(f"working directory does not exist: {options.cwd}")
+    problem = options_problem(options)
+    if problem is not None:
+        return fail(problem)
     resources = load_resources(options)
     document = build_prompt(resources)
     report_findings(resources.findings, resources.cwd)
