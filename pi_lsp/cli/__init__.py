@@ -3,6 +3,6 @@
 :func:`main` is the entry point of the ``pi-lsp`` script and of ``python -m pi_lsp``.
 """
 
-from pi_lsp.cli.main import main
+from pi_lsp.cli.command_line import main
 
 __all__ = ["main"]
