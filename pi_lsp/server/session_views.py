@@ -49,7 +49,7 @@ from pi_lsp.server.chat import (
 )
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.trust_requests import agent_dir_of
-from pi_lsp.session.compact_command import preview_compaction
+from pi_lsp.session.compaction_preview import preview_compaction
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
 from pi_lsp.session.errors import SessionFileError

@@ -33,12 +33,12 @@ from pi_lsp.session.compaction import (
 )
 from pi_lsp.session.context import build_session_context
 from pi_lsp.session.llm_messages import convert_to_llm
-from pi_lsp.session.scripted_summarizer import ScriptedSummarizer
 from pi_lsp.session.summarizer import SummaryModel, SummaryRequest
 from pi_lsp.session.tokens import CompactionSettings, compaction_settings
 from pi_lsp.session.tree import branch, index_entries
 from tests.conformance.harness import build_case, case_dir
 from tests.conformance.pi_prose import split_summary_prompt
+from tests.scripted_summarizer import ScriptedSummarizer
 
 OVERRIDES = Path(__file__).parent / "overrides"
 CASES = [

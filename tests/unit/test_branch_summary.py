@@ -24,12 +24,12 @@ from pi_lsp.session.branch_summary import (
     prepare_branch_entries,
 )
 from pi_lsp.session.context import build_session_context
-from pi_lsp.session.scripted_summarizer import ScriptedSummarizer
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.summarizer import SummaryError, SummaryModel, SummaryResponse
 from pi_lsp.session.summary_prompts import BRANCH_SUMMARY_PROMPT
 from pi_lsp.session.tokens import estimate_message_tokens
 from pi_lsp.session.tree import index_entries
+from tests.scripted_summarizer import ScriptedSummarizer
 from tests.unit.compaction_builders import (
     assistant,
     chain,

@@ -30,7 +30,6 @@ from pi_lsp.session.compaction import (
 )
 from pi_lsp.session.cut_point import find_cut_point, is_cut_point, is_turn_start
 from pi_lsp.session.file_ops import FileOperations, format_file_operations, js_sorted
-from pi_lsp.session.scripted_summarizer import ScriptedSummarizer
 from pi_lsp.session.serialization import conversation_prompt, serialize_conversation
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.summarizer import (
@@ -48,6 +47,7 @@ from pi_lsp.session.summary_prompts import (
     UPDATE_SUMMARY_PROMPT,
 )
 from pi_lsp.session.tokens import CompactionSettings
+from tests.scripted_summarizer import ScriptedSummarizer
 from tests.unit.compaction_builders import (
     assistant,
     chain,

@@ -18,16 +18,13 @@ from pathlib import Path
 from shlex import quote
 from typing import TYPE_CHECKING, Any
 
+from pi_lsp.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, report
 from pi_lsp.resources.agent_dir import canonicalize_path, resolve_agent_dir, resolve_path
 from pi_lsp.resources.layout import PROMPTS_DIR_NAME, SKILLS_DIR_NAME
 
 if TYPE_CHECKING:
     from pi_lsp.resources.loader import Resources
     from pi_lsp.resources.trust import TrustDecision, TrustRequirement
-
-EXIT_OK = 0
-EXIT_NOT_WRITTEN = 1
-EXIT_USAGE = 2
 
 #: what each trust-requiring entry of ``.pi`` holds, as the reader knows it
 _REQUIREMENT_LABELS = {
@@ -81,10 +78,6 @@ def add_trust_parser(commands: Any) -> None:
     )
 
 
-def _report(message: str) -> None:
-    sys.stderr.write(f"pi-lsp: {message}\n")
-
-
 def _show(path: str) -> str:
     """``path`` as every ``pi-lsp`` command names it to the user: by the shown-path rule,
     relative to the shell's working folder, so it can be pasted back into that shell."""
@@ -114,7 +107,7 @@ def run_trust_command(opts: argparse.Namespace) -> int:
         return EXIT_OK
     directory = os.path.abspath(opts.dir)
     if not os.path.isdir(directory):
-        _report(f"not a folder: {opts.dir}")
+        report(f"not a folder: {opts.dir}")
         return EXIT_USAGE
     if opts.status:
         return _print_status(directory, agent_dir)
@@ -125,8 +118,8 @@ def _store_problems(findings: Any) -> int:
     from pi_lsp.resources.trust import located_message
 
     for finding in findings:
-        _report(located_message(finding))
-    return EXIT_NOT_WRITTEN
+        report(located_message(finding))
+    return EXIT_FAILED
 
 
 def _record(directory: str, agent_dir: str, opts: argparse.Namespace) -> int:
@@ -147,7 +140,7 @@ def _record(directory: str, agent_dir: str, opts: argparse.Namespace) -> int:
     elif opts.parent:
         parent = [c for c in choices if len(c.updates) == 2]
         if not parent:
-            _report(f"{directory} has no parent folder to trust")
+            report(f"{directory} has no parent folder to trust")
             return EXIT_USAGE
         updates = parent[0].updates
     else:
@@ -155,8 +148,8 @@ def _record(directory: str, agent_dir: str, opts: argparse.Namespace) -> int:
     try:
         store = save_trust_many(agent_dir, updates)
     except (OSError, TrustStoreError) as error:
-        _report(unwritten_reason(error))
-        return EXIT_NOT_WRITTEN
+        report(unwritten_reason(error))
+        return EXIT_FAILED
     for key, decision in updates:
         if decision is None:
             sys.stdout.write(f"Removed the entry for {key} from {_show(store.path)}\n")

@@ -18,16 +18,15 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from pi_lsp.js.json import json_stringify
-from pi_lsp.session.command_support import (
-    EXIT_BAD_FILE,
+from pi_lsp.cli.output import (
+    EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
-    read_session_for_command,
-    require_leaf,
+    write_escaped,
     write_json,
-    write_text,
 )
+from pi_lsp.cli.session import read_session_for_command, require_leaf
+from pi_lsp.js.json import json_stringify
 from pi_lsp.session.context import UNSET, SessionContext, Unset, build_session_context
 from pi_lsp.session.llm_messages import convert_to_llm
 
@@ -114,7 +113,7 @@ def run_context_command(opts: argparse.Namespace) -> int:
     path = str(opts.file)
     session = read_session_for_command(path)
     if session is None:
-        return EXIT_BAD_FILE
+        return EXIT_FAILED
 
     if not require_leaf(session, path, opts.leaf):
         return EXIT_USAGE
@@ -133,5 +132,5 @@ def run_context_command(opts: argparse.Namespace) -> int:
         }
         write_json(payload)
     else:
-        write_text(_listing(leaf, context, messages))
+        write_escaped(_listing(leaf, context, messages))
     return EXIT_OK

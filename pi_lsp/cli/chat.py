@@ -30,18 +30,22 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_lsp.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    EXIT_USAGE,
+    fail,
+    write_replacing,
+)
+
 if TYPE_CHECKING:
     from pi_lsp.agent.model_api import ThinkingLevel
     from pi_lsp.agent.providers.config import ResolvedModel
     from pi_lsp.session.session_file import SessionFile
 
 __all__ = ["add_chat_parser", "run_chat_command"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_SIGINT = 130
-EXIT_SIGTERM = 143
 
 # ---------------------------------------------------------------------------------------------
 # The command line
@@ -50,7 +54,7 @@ EXIT_SIGTERM = 143
 def add_chat_parser(commands: Any) -> None:
     """Declare ``pi-lsp chat`` on the ``commands`` subparsers of ``pi-lsp``."""
     from pi_lsp.agent.model_api import THINKING_LEVELS
-    from pi_lsp.cli import _add_resource_options
+    from pi_lsp.cli.options import add_resource_options
 
     chat = commands.add_parser(
         "chat",
@@ -106,23 +110,12 @@ def add_chat_parser(commands: Any) -> None:
         metavar="DIR",
         help="folder of session files (default: <agent dir>/sessions/--<cwd>--)",
     )
-    _add_resource_options(chat)
+    add_resource_options(chat)
     chat.add_argument("prompts", nargs="+", metavar="PROMPT", help="message(s) to send, in order")
 
 
 def run_chat_command(opts: argparse.Namespace) -> int:
     return asyncio.run(_chat(opts))
-
-
-def _error(message: str, code: int) -> int:
-    sys.stderr.write(f"pi-lsp: {message}\n")
-    sys.stderr.flush()
-    return code
-
-
-def _write_line(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace") + b"\n")
-    sys.stdout.buffer.flush()
 
 
 def _open_session(opts: argparse.Namespace, cwd: str, agent_dir: str) -> SessionFile:
@@ -153,43 +146,39 @@ async def _chat(opts: argparse.Namespace) -> int:
         models_json_path,
     )
     from pi_lsp.agent.providers.transport import aclose_shared_clients
-    from pi_lsp.cli import _load_options, _report_findings
+    from pi_lsp.cli.options import load_options, options_problem, report_findings
     from pi_lsp.resources.loader import load_resources
     from pi_lsp.session.context import build_session_context
     from pi_lsp.session.errors import NotASessionError, SessionFileError
-    from pi_lsp.tools.registry import BUILTIN_TOOLS
 
     if opts.session_dir is not None and (opts.session is not None or opts.no_session):
-        return _error("--session-dir goes with a new session or --continue", EXIT_USAGE)
-    options = _load_options(opts)
-    if opts.tools is not None:
-        unknown = [t for t in options.tools if t not in BUILTIN_TOOLS]
-        if unknown:
-            return _error(f"unknown tool(s) in --tools: {', '.join(unknown)}", EXIT_USAGE)
-    if not os.path.isdir(options.cwd):
-        return _error(f"working directory does not exist: {options.cwd}", EXIT_USAGE)
+        return fail("--session-dir goes with a new session or --continue", EXIT_USAGE)
+    options = load_options(opts)
+    problem = options_problem(options)
+    if problem is not None:
+        return fail(problem, EXIT_USAGE)
     resources = load_resources(options)
-    _report_findings(resources.findings)
+    report_findings(resources.findings)
     agent_dir = resources.agent_dir
     settings = resources.settings.merged
     try:
         config = load_models_config(models_json_path(agent_dir))
     except ModelsConfigError as error:
-        return _error(str(error), EXIT_USAGE)
+        return fail(str(error), EXIT_USAGE)
 
     explicit: ResolvedModel | None = None
     if opts.provider or opts.model:  # a bad choice fails before any session is touched
         try:
             explicit, _ = choose_model(config, opts.provider, opts.model, agent_dir=agent_dir)
         except ModelChoiceError as error:
-            return _error(str(error), EXIT_USAGE)
+            return fail(str(error), EXIT_USAGE)
 
     try:
         session = _open_session(opts, resources.cwd, agent_dir)
     except NotASessionError as error:
-        return _error(str(error), EXIT_USAGE)
+        return fail(str(error), EXIT_USAGE)
     except SessionFileError as error:
-        return _error(str(error), EXIT_FAILED)
+        return fail(str(error), EXIT_FAILED)
     stored_cwd = session.header.get("cwd") if opts.session is not None else None
     if isinstance(stored_cwd, str) and stored_cwd and not os.path.isdir(stored_cwd):
         # as Pi 0.85's print mode: a resumed session must still have its folder
@@ -212,7 +201,7 @@ async def _chat(opts: argparse.Namespace) -> int:
                     config, None, None, fallbacks=fallbacks, agent_dir=agent_dir
                 )
             except ModelChoiceError as error:
-                return _error(str(error), EXIT_USAGE)
+                return fail(str(error), EXIT_USAGE)
             for warning in warnings:
                 sys.stderr.write(f"pi-lsp: warning: {warning}\n")
         model = resolved.model
@@ -246,12 +235,12 @@ async def _run(
     )
     json_mode = opts.mode == "json"
     if json_mode:
-        _write_line(json_line(session.header))
+        write_replacing(json_line(session.header) + "\n")
 
         def print_event(event: dict[str, Any]) -> None:
             reduced = to_json_event(event)
             if reduced is not None:
-                _write_line(json_line(reduced))
+                write_replacing(json_line(reduced) + "\n")
 
         agent.subscribe(print_event)
 
@@ -274,7 +263,7 @@ async def _run(
             try:
                 await agent.prompt(text)
             except Exception as error:
-                return _error(str(error) or type(error).__name__, EXIT_FAILED)
+                return fail(str(error) or type(error).__name__, EXIT_FAILED)
         if aborting:
             await aborting[0]
     finally:
@@ -299,5 +288,5 @@ def _finish(messages: Sequence[Mapping[str, Any]], *, print_text: bool) -> int:
     if print_text:
         for block in last.get("content") or []:
             if isinstance(block, Mapping) and block.get("type") == "text":
-                _write_line(str(block.get("text", "")))
+                write_replacing(str(block.get("text", "")) + "\n")
     return EXIT_OK

@@ -1,14 +1,25 @@
 """``pi-lsp session …``: look into a Pi session file from a terminal.
 
-Each subcommand lives with the engine part it shows (``pi_lsp.session.*_command``); this module
-only declares the command line.
+This module declares the command line and holds what the subcommands share; each subcommand
+runs in its own module (``pi_lsp.cli.session_context``, ``session_tree``, ``session_compact``).
+Each reads its file with :meth:`SessionFile.read` (no lock, never written; an old version is
+migrated in memory). A file that cannot be read or is not a Pi session is one line on stderr
+(``pi-lsp: file[:line]: why``) and exit code :data:`~pi_lsp.cli.output.EXIT_FAILED`; what
+reading found (skipped lines, a torn last line, migration notes) goes to stderr as
+``file:line:column: severity: message [rule]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pi_lsp.cli.output import report
+
+if TYPE_CHECKING:
+    from pi_lsp.session.session_file import SessionFile
 
 
 def add_session_parser(commands: Any) -> None:
@@ -66,13 +77,39 @@ def add_session_parser(commands: Any) -> None:
 
 def run_session_command(opts: argparse.Namespace) -> int:
     if opts.session_command == "context":
-        from pi_lsp.session.context_command import run_context_command
+        from pi_lsp.cli.session_context import run_context_command
 
         return run_context_command(opts)
     if opts.session_command == "tree":
-        from pi_lsp.session.tree_command import run_tree_command
+        from pi_lsp.cli.session_tree import run_tree_command
 
         return run_tree_command(opts)
-    from pi_lsp.session.compact_command import run_compact_command
+    from pi_lsp.cli.session_compact import run_compact_command
 
     return run_compact_command(opts)
+
+
+def read_session_for_command(path: str) -> SessionFile | None:
+    """The session at ``path`` with its findings reported on stderr, or ``None`` (the reason
+    on stderr) when it cannot be read or is not a session: exit with ``EXIT_FAILED``."""
+    from pi_lsp.session.errors import SessionFileError
+    from pi_lsp.session.session_file import SessionFile
+
+    try:
+        session = SessionFile.read(path)
+    except SessionFileError as error:
+        report(str(error))
+        return None
+    for finding in session.findings:
+        sys.stderr.write(finding.to_text() + "\n")
+    return session
+
+
+def require_leaf(session: SessionFile, path: str, leaf: str | None) -> bool:
+    """Whether ``--leaf`` (``None``: not given) names an entry of the session; when it does
+    not, says so on stderr: exit with ``EXIT_USAGE`` (Pi would silently use the last entry,
+    which hides a mistyped or stale id)."""
+    if leaf is None or session.get_entry(leaf) is not None:
+        return True
+    report(f"{path}: no entry with id {leaf!r} (--leaf); `pi-lsp session tree` lists them")
+    return False

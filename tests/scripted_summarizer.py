@@ -6,21 +6,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pi_lsp.session.summarizer import SummaryRequest, SummaryResponse
+from tests.agent.scripted_provider import oracle_usage
 
-__all__ = ["ScriptedSummarizer", "oracle_usage"]
-
-
-def oracle_usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
-    """A usage as Pi stores one from an OpenAI-compatible answer (cost zero)."""
-    return {
-        "input": prompt_tokens,
-        "output": completion_tokens,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "reasoning": 0,
-        "totalTokens": prompt_tokens + completion_tokens,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
+__all__ = ["ScriptedSummarizer"]
 
 
 class ScriptedSummarizer:

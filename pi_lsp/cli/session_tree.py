@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 
-from pi_lsp.session.command_support import (
-    EXIT_BAD_FILE,
+from pi_lsp.cli.output import (
+    EXIT_FAILED,
     EXIT_OK,
-    read_session_for_command,
+    write_escaped,
     write_json,
-    write_text,
 )
+from pi_lsp.cli.session import read_session_for_command
 from pi_lsp.session.tree_view import build_tree_view, render_tree_text, tree_view_json
 
 __all__ = ["run_tree_command"]
@@ -25,12 +25,12 @@ __all__ = ["run_tree_command"]
 def run_tree_command(opts: argparse.Namespace) -> int:
     session = read_session_for_command(str(opts.file))
     if session is None:
-        return EXIT_BAD_FILE
+        return EXIT_FAILED
     view = build_tree_view(session)
     if opts.json:
         payload = tree_view_json(view)
         payload["findings"] = [finding.to_json() for finding in session.findings]
         write_json(payload)
     else:
-        write_text(render_tree_text(view))
+        write_escaped(render_tree_text(view))
     return EXIT_OK
