@@ -16,9 +16,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from pi_lsp.server import run_tool
+from pi_lsp.server.features import tool_runs as run_tool
+from pi_lsp.server.features.tool_runs import plain
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.run_tool import plain
 from tests.lsp.harness import CLIENTS, WAIT, start_client
 from tests.processes import alive, all_gone
 

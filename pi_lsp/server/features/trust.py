@@ -7,7 +7,7 @@ follows so that the project's diagnostics are published again. A store that cann
 never overwritten: the request fails with an error that names the file and the line.
 
 :func:`trust_status` and :func:`set_trust` are shared with the ``pi-lsp.trustProject`` command
-(see :mod:`pi_lsp.server.code_actions`).
+(see :mod:`pi_lsp.server.features.code_actions`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ remaining events go out, and the request is answered with ``RequestCancelled``.
 Also here: ``pi/session/tree`` (the tree view of ``pi-lsp session tree --json``),
 ``pi/session/navigate`` (move the leaf, optionally leaving a branch summary),
 ``pi/session/compact`` (manual compaction; its ``dryRun`` preview and the other read-only
-views are in :mod:`pi_lsp.server.session_views`), ``pi/session/close``, ``pi/models`` and
+views are in :mod:`pi_lsp.server.features.chat.views`), ``pi/session/close``, ``pi/models`` and
 ``pi/model/select``. The protocol is described in ``docs/protocol.md``.
 """
 
@@ -62,9 +62,9 @@ from pi_lsp.agent.session_agent import (
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.event_stream import Event, EventStream
+from pi_lsp.server.features.tool_runs import plain
+from pi_lsp.server.features.trust import agent_dir_of
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.run_tool import plain
-from pi_lsp.server.trust_requests import agent_dir_of
 from pi_lsp.session.branch_summary import RUN_ACTIVE, navigate_tree
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
@@ -551,7 +551,7 @@ class ChatSessions:
         raw = _params(params, COMPACT)
         instructions = _string(raw, "customInstructions", COMPACT)
         if _flag(raw, "dryRun", COMPACT):  # a preview: nothing summarised, locked or written
-            from pi_lsp.server.session_views import compact_dry_run
+            from pi_lsp.server.features.chat.views import compact_dry_run
 
             return compact_dry_run(ls, self, raw)
         held = self.get(ls, raw, COMPACT, create=False)

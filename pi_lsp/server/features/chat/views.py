@@ -37,7 +37,7 @@ from pi_lsp.agent.providers.config import (
 )
 from pi_lsp.prompt.usage import context_usage
 from pi_lsp.resources.loader import Resources
-from pi_lsp.server.chat import (
+from pi_lsp.server.features.chat.sessions import (
     COMPACT,
     ChatSession,
     ChatSessions,
@@ -47,8 +47,8 @@ from pi_lsp.server.chat import (
     failed,
     sessions_of,
 )
+from pi_lsp.server.features.trust import agent_dir_of
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.trust_requests import agent_dir_of
 from pi_lsp.session.compact_command import preview_compaction
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
