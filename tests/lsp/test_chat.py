@@ -23,8 +23,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
 from pi_lsp.server.features.chat import sessions as chat
-from pi_lsp.server.features.tool_runs import plain
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.requests import plain
 from pi_lsp.server.settings import ServerSettings
 from tests.agent.http_fixtures import (
     HOLD,

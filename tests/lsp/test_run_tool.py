@@ -17,8 +17,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
 from pi_lsp.server.features import tool_runs as run_tool
-from pi_lsp.server.features.tool_runs import plain
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.requests import plain
 from tests.lsp.harness import CLIENTS, WAIT, start_client
 from tests.processes import alive, all_gone
 

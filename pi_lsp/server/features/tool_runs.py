@@ -28,6 +28,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.requests import is_id, plain, shut_down
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
 from pi_lsp.tools.registry import InvalidToolCall, execute, prepare_call
 
@@ -45,25 +46,6 @@ StreamId = str | int
 
 
 # --- params -----------------------------------------------------------------------------------
-
-
-def plain(value: Any) -> Any:
-    """JSON-like data as plain dicts and lists.
-
-    pygls hands the params of a custom request over as namedtuples (nested ones too); tools
-    want the dicts the client sent.
-    """
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {str(k): plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +69,10 @@ def parse_request(params: Any, root: str) -> RunRequest:
     if cwd is not None and not isinstance(cwd, str):
         raise JsonRpcInvalidParams(f"{METHOD}: 'cwd' must be a path")
     stream = raw.get("stream")
-    if stream is not None and not _is_id(stream):
+    if stream is not None and not is_id(stream):
         raise JsonRpcInvalidParams(f"{METHOD}: 'stream' must be a string or an integer")
     token = raw.get("workDoneToken")
-    if token is not None and not _is_id(token):
+    if token is not None and not is_id(token):
         raise JsonRpcInvalidParams(f"{METHOD}: 'workDoneToken' must be a string or an integer")
     return RunRequest(
         tool=tool,
@@ -99,12 +81,6 @@ def parse_request(params: Any, root: str) -> RunRequest:
         stream=stream,
         work_done_token=token,
     )
-
-
-def _shut_down(ls: PiLanguageServer) -> bool:
-    """Whether the client asked the server to shut down: then nothing more is sent (the
-    runs still going are being torn down, and the output may already be closed)."""
-    return bool(getattr(ls.protocol, "_shutdown", False))
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -189,7 +165,7 @@ class Progress:
             cancelled.add_done_callback(on_done)
 
     def report(self, lines: int) -> None:
-        if self.token is None or self._ended or lines == self._reported or _shut_down(self._ls):
+        if self.token is None or self._ended or lines == self._reported or shut_down(self._ls):
             return
         self._reported = lines
         self._ls.work_done_progress.report(
@@ -201,7 +177,7 @@ class Progress:
             return
         self._ended = True
         self._ls.work_done_progress.tokens.pop(self.token, None)  # pygls keeps them forever
-        if _shut_down(self._ls):
+        if shut_down(self._ls):
             return
         self._ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
@@ -262,7 +238,7 @@ async def _run(
 
     def send(event: Event) -> None:
         nonlocal send_failed
-        if _shut_down(ls):
+        if shut_down(ls):
             return
         try:
             ls.protocol.notify(EVENT_METHOD, event)

@@ -60,11 +60,18 @@ from pi_lsp.agent.session_agent import (
     SessionAgent,
 )
 from pi_lsp.resources.loader import Resources
-from pi_lsp.server.convert import path_of
 from pi_lsp.server.event_stream import Event, EventStream
-from pi_lsp.server.features.tool_runs import plain
-from pi_lsp.server.features.trust import agent_dir_of
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.requests import (
+    agent_dir_of,
+    config_failure,
+    failed,
+    flag_param,
+    path_param,
+    read_params,
+    shut_down,
+    string_param,
+)
 from pi_lsp.session.branch_summary import RUN_ACTIVE, navigate_tree
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
@@ -86,59 +93,12 @@ MODELS = "pi/models"
 SELECT = "pi/model/select"
 EVENT_METHOD = "pi/event"
 
-#: LSP's RequestFailed: the request was well formed but could not be carried out.
-REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
 #: Seconds an aborted run gets to wind down (bash kills its group) before it is cancelled.
 ABORT_GRACE = 10.0
 MODEL_BUSY = "Wait for the current response to finish before changing the model."
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
 T = TypeVar("T")
-
-
-# --- errors and params ------------------------------------------------------------------------
-
-
-def failed(message: str, data: Any = None) -> JsonRpcException:
-    return JsonRpcException(message, code=REQUEST_FAILED, data=data)
-
-
-def config_failure(error: ModelsConfigError) -> JsonRpcException:
-    return failed(str(error), {"path": error.path, "line": error.line, "column": error.column})
-
-
-def _params(params: Any, method: str) -> dict[str, Any]:
-    raw = plain(params)
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise JsonRpcInvalidParams(f"{method}: params must be an object")
-    return raw
-
-
-def _string(raw: Mapping[str, Any], key: str, method: str, *, required: bool = False) -> str | None:
-    value = raw.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value:
-        raise JsonRpcInvalidParams(f"{method}: '{key}' must be a non-empty string")
-    return value
-
-
-def _flag(raw: Mapping[str, Any], key: str, method: str) -> bool:
-    value = raw.get(key, False)
-    if not isinstance(value, bool):
-        raise JsonRpcInvalidParams(f"{method}: '{key}' must be true or false")
-    return value
-
-
-def _path(ls: PiLanguageServer, value: str) -> str:
-    path = path_of(value) if value.startswith("file:") else value
-    return os.path.abspath(os.path.join(ls.state.root, os.path.expanduser(path)))
-
-
-def _shut_down(ls: PiLanguageServer) -> bool:
-    return bool(getattr(ls.protocol, "_shutdown", False))
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -367,7 +327,7 @@ class ChatSessions:
         folders = []
         session_dir = raw.get("sessionDir")
         if isinstance(session_dir, str) and session_dir:
-            folders.append(_path(ls, session_dir))
+            folders.append(path_param(ls, session_dir))
         folders.append(default_session_dir(os.path.realpath(cwd), agent_dir_of(ls)))
         return folders
 
@@ -383,14 +343,14 @@ class ChatSessions:
         """The session ``raw`` names (``session`` id or ``file``), opened if not held yet; a
         new one when it names none and ``create`` is set. With ``switching`` a saved session
         opens with the model and level it records, for the caller to switch it."""
-        session_id = _string(raw, "session", method)
-        file = _string(raw, "file", method)
-        cwd_param = _string(raw, "cwd", method)
-        cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+        session_id = string_param(raw, "session", method)
+        file = string_param(raw, "file", method)
+        cwd_param = string_param(raw, "cwd", method)
+        cwd = path_param(ls, cwd_param) if cwd_param is not None else ls.state.root
         if session_id is not None and session_id in self.sessions:
             return self.sessions[session_id]
         if file is not None:
-            path = _path(ls, file)
+            path = path_param(ls, file)
             held = self.held_by_path(path)
             if held is not None:
                 return held
@@ -421,11 +381,11 @@ class ChatSessions:
                 return SessionFile.open(path, cwd=cwd)
             if raw.get("persist") is False:
                 return SessionFile.in_memory(cwd)
-            session_dir = _string(raw, "sessionDir", method)
+            session_dir = string_param(raw, "sessionDir", method)
             return SessionFile.create(
                 cwd,
                 agent_dir=agent_dir_of(ls),
-                session_dir=_path(ls, session_dir) if session_dir is not None else None,
+                session_dir=path_param(ls, session_dir) if session_dir is not None else None,
             )
         except NotASessionError as error:
             raise JsonRpcInvalidParams(f"{method}: {error}") from error
@@ -446,8 +406,8 @@ class ChatSessions:
         if session.entries:
             context = build_session_context(session.entries, session.leaf_id)
         fallbacks = fallback_models(context, self.selected, resources.settings.merged)
-        provider = _string(raw, "provider", method)
-        model = _string(raw, "model", method)
+        provider = string_param(raw, "provider", method)
+        model = string_param(raw, "model", method)
         level_param = _thinking_param(raw, method)
         # pi/model/select on a saved session: resume it as it was (Pi's resume without
         # --model/--thinking); the caller's switch then appends the change, as /model does.
@@ -503,7 +463,7 @@ class ChatSessions:
         held.rebuild(resolved=resolved, thinking=level)
 
     async def chat(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = _params(params, CHAT)
+        raw = read_params(params, CHAT)
         text = raw.get("text")
         if not isinstance(text, str) or not text.strip():
             raise JsonRpcInvalidParams(f"{CHAT}: 'text' must be the message to send")
@@ -515,7 +475,7 @@ class ChatSessions:
         held = self.get(ls, raw, CHAT, create=True)
         if held.busy:
             return await _queue(held, text, behavior)
-        provider, model = _string(raw, "provider", CHAT), _string(raw, "model", CHAT)
+        provider, model = string_param(raw, "provider", CHAT), string_param(raw, "model", CHAT)
         if held.session_id in known and (provider or model or thinking):
             self.switch_model(ls, held, CHAT, provider, model, thinking)
         self.refresh(ls, held)
@@ -548,9 +508,9 @@ class ChatSessions:
         return result
 
     async def compact(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = _params(params, COMPACT)
-        instructions = _string(raw, "customInstructions", COMPACT)
-        if _flag(raw, "dryRun", COMPACT):  # a preview: nothing summarised, locked or written
+        raw = read_params(params, COMPACT)
+        instructions = string_param(raw, "customInstructions", COMPACT)
+        if flag_param(raw, "dryRun", COMPACT):  # a preview: nothing summarised, locked or written
             from pi_lsp.server.features.chat.views import compact_dry_run
 
             return compact_dry_run(ls, self, raw)
@@ -579,13 +539,13 @@ class ChatSessions:
         }
 
     async def navigate(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = _params(params, NAVIGATE)
-        target = _string(raw, "entryId", NAVIGATE, required=True)
+        raw = read_params(params, NAVIGATE)
+        target = string_param(raw, "entryId", NAVIGATE, required=True)
         assert target is not None
-        summarize = _flag(raw, "summarize", NAVIGATE)
-        replace = _flag(raw, "replaceInstructions", NAVIGATE)
-        instructions = _string(raw, "customInstructions", NAVIGATE)
-        label = _string(raw, "label", NAVIGATE)
+        summarize = flag_param(raw, "summarize", NAVIGATE)
+        replace = flag_param(raw, "replaceInstructions", NAVIGATE)
+        instructions = string_param(raw, "customInstructions", NAVIGATE)
+        label = string_param(raw, "label", NAVIGATE)
         held = self.get(ls, raw, NAVIGATE, create=False)
         if held.busy:
             raise failed(RUN_ACTIVE)
@@ -635,30 +595,30 @@ class ChatSessions:
     ) -> ChatSession | SessionFile:
         """The session ``raw`` names (``session`` id or ``file``): the one the server holds,
         else its file read (not locked, never written)."""
-        session_id = _string(raw, "session", method)
-        file = _string(raw, "file", method)
+        session_id = string_param(raw, "session", method)
+        file = string_param(raw, "file", method)
         held = self.sessions.get(session_id) if session_id is not None else None
         if held is None and file is not None:
-            held = self.held_by_path(_path(ls, file))
+            held = self.held_by_path(path_param(ls, file))
         if held is not None:
             return held
         if file is None and session_id is not None:
-            cwd_param = _string(raw, "cwd", method)
-            cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+            cwd_param = string_param(raw, "cwd", method)
+            cwd = path_param(ls, cwd_param) if cwd_param is not None else ls.state.root
             file = self.find_file(session_id, self._folders(ls, raw, cwd))
             if file is None:
                 raise JsonRpcInvalidParams(f"{method}: no session {session_id!r}; give its 'file'")
         if file is None:
             raise JsonRpcInvalidParams(f"{method}: give 'session' (an id) or 'file'")
         try:
-            return SessionFile.read(_path(ls, file))
+            return SessionFile.read(path_param(ls, file))
         except NotASessionError as error:
             raise JsonRpcInvalidParams(f"{method}: {error}") from error
         except SessionFileError as error:
             raise failed(f"{method}: {error}", {"path": error.path}) from error
 
     def tree(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        found = self.locate(ls, _params(params, TREE), TREE)
+        found = self.locate(ls, read_params(params, TREE), TREE)
         session = found.session if isinstance(found, ChatSession) else found
         try:
             return tree_view_json(build_tree_view(session))
@@ -666,12 +626,12 @@ class ChatSessions:
             raise failed(f"{TREE}: {error}", {"path": error.path}) from error
 
     async def close(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = _params(params, CLOSE)
-        session_id = _string(raw, "session", CLOSE)
-        file = _string(raw, "file", CLOSE)
+        raw = read_params(params, CLOSE)
+        session_id = string_param(raw, "session", CLOSE)
+        file = string_param(raw, "file", CLOSE)
         held = self.sessions.get(session_id) if session_id is not None else None
         if held is None and file is not None:
-            held = self.held_by_path(_path(ls, file))
+            held = self.held_by_path(path_param(ls, file))
         if held is None:
             return {"closed": False}
         if held.busy:
@@ -732,9 +692,9 @@ class ChatSessions:
         }
 
     def select(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = _params(params, SELECT)
-        provider = _string(raw, "provider", SELECT)
-        model = _string(raw, "model", SELECT)
+        raw = read_params(params, SELECT)
+        provider = string_param(raw, "provider", SELECT)
+        model = string_param(raw, "model", SELECT)
         thinking = _thinking_param(raw, SELECT)
         if raw.get("session") is not None or raw.get("file") is not None:
             if provider or model:  # unknown names fail before a session is opened
@@ -791,7 +751,7 @@ def _open_stream(ls: PiLanguageServer, held: ChatSession) -> EventStream:
 
     def send(event: Event) -> None:
         nonlocal failed_once
-        if _shut_down(ls):
+        if shut_down(ls):
             return
         try:
             ls.protocol.notify(EVENT_METHOD, event)

@@ -41,14 +41,10 @@ from pi_lsp.server.features.chat.sessions import (
     COMPACT,
     ChatSession,
     ChatSessions,
-    _params,
-    _path,
-    _string,
-    failed,
     sessions_of,
 )
-from pi_lsp.server.features.trust import agent_dir_of
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.requests import agent_dir_of, failed, path_param, read_params, string_param
 from pi_lsp.session.compact_command import preview_compaction
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
@@ -134,7 +130,7 @@ def _model(
 
 
 def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
-    raw = _params(params, USAGE)
+    raw = read_params(params, USAGE)
     held: ChatSession | None = None
     session: SessionFile | None = None
     context: SessionContext | None = None
@@ -143,8 +139,8 @@ def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> 
         context = _context(session)
         cwd = session.cwd
     else:
-        cwd_param = _string(raw, "cwd", USAGE)
-        cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+        cwd_param = string_param(raw, "cwd", USAGE)
+        cwd = path_param(ls, cwd_param) if cwd_param is not None else ls.state.root
     resources = ls.state.snapshot(cwd)
     document = ls.state.prompt(cwd)
     messages = context.messages if context is not None else []
@@ -170,12 +166,12 @@ def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> 
 
 
 async def session_list(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-    raw = _params(params, LIST)
-    cwd_param = _string(raw, "cwd", LIST)
-    session_dir = _string(raw, "sessionDir", LIST)
-    cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+    raw = read_params(params, LIST)
+    cwd_param = string_param(raw, "cwd", LIST)
+    session_dir = string_param(raw, "sessionDir", LIST)
+    cwd = path_param(ls, cwd_param) if cwd_param is not None else ls.state.root
     if session_dir is not None:
-        folder = _path(ls, session_dir)
+        folder = path_param(ls, session_dir)
         only_cwd = cwd if cwd_param is not None else None
     else:
         folder = default_session_dir(os.path.realpath(cwd), agent_dir_of(ls))
@@ -189,8 +185,8 @@ async def session_list(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
 
 
 def session_messages(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
-    raw = _params(params, MESSAGES)
-    leaf = _string(raw, "leafId", MESSAGES)
+    raw = read_params(params, MESSAGES)
+    leaf = string_param(raw, "leafId", MESSAGES)
     held, session = _located(ls, sessions, raw, MESSAGES)
     if leaf is not None and session.get_entry(leaf) is None:
         raise JsonRpcInvalidParams(f"{MESSAGES}: Entry {leaf} not found")
