@@ -21,6 +21,10 @@ from pi_lsp.server.language_server import PiLanguageServer
 
 #: LSP's RequestFailed: the request was well formed but could not be carried out.
 REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
+#: Seconds the work of a cancelled request (a ``pi/runTool`` tool, a chat's agent run) gets to
+#: wind down after its abort before it is cancelled outright. A chat's wind-down holds the
+#: model stream's own grace (``agent.loop.ABORT_GRACE_SECONDS``) and then its tools'.
+ABORT_GRACE = 10.0
 
 
 # --- errors -----------------------------------------------------------------------------------

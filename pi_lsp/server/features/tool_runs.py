@@ -28,7 +28,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.requests import is_id, plain, shut_down
+from pi_lsp.server.requests import ABORT_GRACE, is_id, plain, shut_down
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
 from pi_lsp.tools.registry import InvalidToolCall, execute, prepare_call
 
@@ -36,9 +36,6 @@ log = logging.getLogger(__name__)
 
 METHOD = "pi/runTool"
 EVENT_METHOD = "pi/event"
-#: Seconds an aborted tool gets to wind down (bash: kill the group, read the rest of the
-#: pipe) before its task is cancelled outright.
-ABORT_GRACE = 5.0
 #: Seconds to wait for the client to accept a server-made progress token.
 PROGRESS_CREATE_TIMEOUT = 2.0
 

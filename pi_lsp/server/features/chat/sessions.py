@@ -63,6 +63,7 @@ from pi_lsp.resources.loader import Resources
 from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import (
+    ABORT_GRACE,
     agent_dir_of,
     config_failure,
     failed,
@@ -93,8 +94,6 @@ MODELS = "pi/models"
 SELECT = "pi/model/select"
 EVENT_METHOD = "pi/event"
 
-#: Seconds an aborted run gets to wind down (bash kills its group) before it is cancelled.
-ABORT_GRACE = 10.0
 MODEL_BUSY = "Wait for the current response to finish before changing the model."
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
