@@ -76,8 +76,7 @@ def create_server() -> PiLanguageServer:
         ls.stop_rebuilding()
         for watcher in watchers:
             watcher.stop()
-        await tool_runs.stop_all(ls)
-        await chat.stop_all(ls)
+        await ls.stop_features()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

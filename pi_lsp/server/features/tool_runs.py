@@ -6,8 +6,8 @@ the result — and, where the client allows it, ``$/progress`` with the number o
 The response is the tool's result. Cancelling the request (``$/cancelRequest``) or the progress
 (``window/workDoneProgress/cancel``) aborts the tool: bash kills the command's process group,
 the ``end`` event carries the aborted result, and a cancelled request is answered with
-``RequestCancelled``. :func:`stop_all` aborts every run at shutdown. The protocol is described
-in ``docs/protocol.md``.
+``RequestCancelled``. :meth:`ToolRuns.shutdown` aborts every run at shutdown. The protocol is
+described in ``docs/protocol.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import concurrent.futures
 import logging
 import os
 import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.requests import ABORT_GRACE, is_id, plain, shut_down
+from pi_lsp.server.requests import ABORT_GRACE, SHUTDOWN_WAIT, is_id, plain, shut_down
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
 from pi_lsp.tools.registry import InvalidToolCall, execute, prepare_call
 
@@ -192,8 +191,12 @@ class ToolRuns:
     def new_stream_id(self) -> str:
         return f"tool-{uuid.uuid4().hex[:16]}"
 
-    async def stop(self, timeout: float) -> None:
-        """Abort every run and wait (at most ``timeout`` seconds) until each has answered."""
+    async def shutdown(self, timeout: float = SHUTDOWN_WAIT) -> None:
+        """Abort every run and wait (at most ``timeout`` seconds) until each has answered.
+
+        At the ``shutdown`` request: no command may outlive the server, and a run that ends
+        before ``exit`` gets its ``end`` event and its response out while the output is open.
+        """
         for signal in list(self.active.values()):
             signal.abort()
         if self.tasks:
@@ -311,22 +314,14 @@ async def _settle(task: asyncio.Future[ToolResult]) -> ToolResult:
 
 # --- registration -----------------------------------------------------------------------------
 
-_RUNS: weakref.WeakKeyDictionary[PiLanguageServer, ToolRuns] = weakref.WeakKeyDictionary()
 
-
-async def stop_all(server: PiLanguageServer, timeout: float = ABORT_GRACE + 1) -> None:
-    """Abort every ``pi/runTool`` run of ``server`` and wait until each has answered.
-
-    For the ``shutdown`` handler: no command may outlive the server, and a run that ends
-    before ``exit`` gets its ``end`` event and its response out while the output is open.
-    """
-    runs = _RUNS.get(server)
-    if runs is not None:
-        await runs.stop(timeout)
+def runs_of(server: PiLanguageServer) -> ToolRuns:
+    """The ``pi/runTool`` runs ``server`` holds."""
+    return server.feature_state(ToolRuns)
 
 
 def register(server: PiLanguageServer) -> None:
-    runs = _RUNS.setdefault(server, ToolRuns())
+    runs = runs_of(server)
 
     @server.feature(METHOD)
     async def run_tool(ls: PiLanguageServer, params: Any) -> dict[str, Any]:

@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -64,6 +63,7 @@ from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import (
     ABORT_GRACE,
+    SHUTDOWN_WAIT,
     agent_dir_of,
     config_failure,
     failed,
@@ -707,9 +707,10 @@ class ChatSessions:
         self.selected = (resolved.model.provider, resolved.model.id)
         return {"model": {"provider": resolved.model.provider, "id": resolved.model.id}}
 
-    async def stop(self, timeout: float) -> None:
+    async def shutdown(self, timeout: float = SHUTDOWN_WAIT) -> None:
         """Abort every run, wait (at most ``timeout`` seconds) for the requests to answer, and
-        release every session file."""
+        release every session file (at the ``shutdown`` request: no tool may outlive the
+        server)."""
         for held in self.sessions.values():
             abort_now(held.agent)
         tasks = {task for held in self.sessions.values() for task in held.tasks}
@@ -802,20 +803,10 @@ async def _run(held: ChatSession, work: Awaitable[T], abort: Callable[[], None])
 
 # --- registration -----------------------------------------------------------------------------
 
-_SESSIONS: weakref.WeakKeyDictionary[PiLanguageServer, ChatSessions] = weakref.WeakKeyDictionary()
-
-
-async def stop_all(server: PiLanguageServer, timeout: float = ABORT_GRACE + 1) -> None:
-    """Abort every chat of ``server``, wait until each has answered, release the session files
-    (for the ``shutdown`` handler: no tool may outlive the server)."""
-    sessions = _SESSIONS.get(server)
-    if sessions is not None:
-        await sessions.stop(timeout)
-
 
 def sessions_of(server: PiLanguageServer) -> ChatSessions:
     """The sessions ``server`` holds (for the other session requests)."""
-    return _SESSIONS.setdefault(server, ChatSessions())
+    return server.feature_state(ChatSessions)
 
 
 def register(server: PiLanguageServer) -> None:
