@@ -60,6 +60,7 @@ from pi_lsp.agent.session_agent import (
 )
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.event_stream import Event, EventStream
+from pi_lsp.server.features.chat.events import forward_event, last_assistant, text_of
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import (
     ABORT_GRACE,
@@ -98,77 +99,6 @@ MODEL_BUSY = "Wait for the current response to finish before changing the model.
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
 T = TypeVar("T")
-
-
-# --- events -----------------------------------------------------------------------------------
-
-
-def forward_event(stream: EventStream, event: Mapping[str, Any]) -> None:
-    """Send one agent event on ``stream`` in its ``pi/event`` form.
-
-    ``message_update`` becomes coalesced ``text_delta`` / ``thinking_delta`` text (other
-    streaming steps are dropped: the finished message follows in ``message_end``);
-    ``tool_output`` (bash's printed chunks) becomes coalesced ``tool_output`` text;
-    ``tool_execution_update`` is dropped (its partial result is that same output);
-    ``turn_end`` and ``agent_end`` leave out the messages already sent. Everything else goes
-    out as Pi's JSON mode prints it.
-    """
-    kind = event.get("type")
-    if kind == "message_update":
-        step = event.get("assistantMessageEvent")
-        if isinstance(step, Mapping) and step.get("type") in ("text_delta", "thinking_delta"):
-            delta = step.get("delta")
-            if isinstance(delta, str):
-                stream.emit_text(str(step["type"]), delta, contentIndex=step.get("contentIndex"))
-        return
-    if kind == "tool_execution_update":
-        return
-    if kind == "tool_output":
-        delta = event.get("delta")
-        if isinstance(delta, str):
-            stream.emit_text(
-                "tool_output",
-                delta,
-                toolCallId=event.get("toolCallId"),
-                toolName=event.get("toolName"),
-            )
-        return
-    if kind == "turn_end":
-        results = event.get("toolResults")
-        count = len(results) if isinstance(results, list) else 0
-        stream.emit({"type": "turn_end", "toolResultCount": count})
-        return
-    if kind == "agent_end":
-        messages = event.get("messages")
-        stream.emit(
-            {
-                "type": "agent_end",
-                "willRetry": bool(event.get("willRetry", False)),
-                "messageCount": len(messages) if isinstance(messages, list) else 0,
-            }
-        )
-        return
-    stream.emit(dict(event))
-
-
-def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    found: dict[str, Any] | None = None
-    for message in reversed(messages):
-        if message.get("role") == "assistant":
-            found = message
-            break
-    return found
-
-
-def _text_of(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if not isinstance(content, list):
-        return ""
-    return "".join(
-        str(block.get("text", ""))
-        for block in content
-        if isinstance(block, Mapping) and block.get("type") == "text"
-    )
 
 
 # --- one session ------------------------------------------------------------------------------
@@ -490,10 +420,10 @@ class ChatSessions:
             finally:
                 stream.close()
                 held.stream = None
-        last = _last_assistant(held.agent.messages)
+        last = last_assistant(held.agent.messages)
         result = {**held.summary(), "turn": held.turn, "events": stream.seq}
         result["stopReason"] = last.get("stopReason") if last is not None else None
-        result["text"] = _text_of(last) if last is not None else ""
+        result["text"] = text_of(last) if last is not None else ""
         if last is not None and isinstance(last.get("errorMessage"), str):
             result["errorMessage"] = last["errorMessage"]
             log.warning(
