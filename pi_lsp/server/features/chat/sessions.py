@@ -27,13 +27,11 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from pi_lsp.agent.events import AgentEvent
-from pi_lsp.agent.model_api import THINKING_LEVELS, ThinkingLevel
+from pi_lsp.agent.model_api import ThinkingLevel
 from pi_lsp.agent.model_choice import (
-    choose_model,
     clamp_thinking_level,
     fallback_models,
     initial_thinking_level,
@@ -41,15 +39,7 @@ from pi_lsp.agent.model_choice import (
 )
 from pi_lsp.agent.provider_summarizer import ProviderSummarizer
 from pi_lsp.agent.providers.config import (
-    BUILTIN_PROVIDERS,
-    ModelChoiceError,
-    ModelsConfig,
-    ModelsConfigError,
     ResolvedModel,
-    all_models,
-    load_models_config,
-    models_json_path,
-    resolve_model,
 )
 from pi_lsp.agent.providers.registry import provider_for
 from pi_lsp.agent.providers.secret import KNOWN_SECRETS
@@ -61,12 +51,19 @@ from pi_lsp.agent.session_agent import (
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.features.chat.events import forward_event, last_assistant, text_of
+from pi_lsp.server.features.chat.models import (
+    MODELS,
+    SELECT,
+    choose,
+    list_models,
+    select_model,
+    thinking_param,
+)
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import (
     ABORT_GRACE,
     SHUTDOWN_WAIT,
     agent_dir_of,
-    config_failure,
     failed,
     flag_param,
     path_param,
@@ -91,8 +88,6 @@ TREE = "pi/session/tree"
 NAVIGATE = "pi/session/navigate"
 COMPACT = "pi/session/compact"
 CLOSE = "pi/session/close"
-MODELS = "pi/models"
-SELECT = "pi/model/select"
 EVENT_METHOD = "pi/event"
 
 MODEL_BUSY = "Wait for the current response to finish before changing the model."
@@ -205,33 +200,6 @@ class ChatSessions:
 
     # -- models -----------------------------------------------------------------------------
 
-    def config(self, ls: PiLanguageServer) -> ModelsConfig:
-        try:
-            return load_models_config(models_json_path(agent_dir_of(ls)))
-        except ModelsConfigError as error:
-            raise config_failure(error) from error
-
-    def _choose(
-        self,
-        ls: PiLanguageServer,
-        method: str,
-        provider: str | None,
-        model: str | None,
-        fallbacks: list[tuple[str, str]],
-    ) -> ResolvedModel:
-        config = self.config(ls)
-        try:
-            resolved, warnings = choose_model(
-                config, provider, model, fallbacks=fallbacks, agent_dir=agent_dir_of(ls)
-            )
-        except ModelChoiceError as error:
-            if provider or model:
-                raise JsonRpcInvalidParams(f"{method}: {error}") from error
-            raise failed(f"{method}: {error}") from error
-        for warning in warnings:
-            ls.log_to_client(f"pi-lsp: {warning}", types.MessageType.Warning)
-        return resolved
-
     # -- finding and opening sessions -------------------------------------------------------
 
     def held_by_path(self, path: str) -> ChatSession | None:
@@ -337,20 +305,20 @@ class ChatSessions:
         fallbacks = fallback_models(context, self.selected, resources.settings.merged)
         provider = string_param(raw, "provider", method)
         model = string_param(raw, "model", method)
-        level_param = _thinking_param(raw, method)
+        level_param = thinking_param(raw, method)
         # pi/model/select on a saved session: resume it as it was (Pi's resume without
         # --model/--thinking); the caller's switch then appends the change, as /model does.
         resume_as_saved = switching and context is not None
         try:
             if resume_as_saved:
-                resolved = self._choose(ls, method, None, None, fallbacks)
+                resolved = choose(ls, method, None, None, fallbacks)
             else:
-                resolved = self._choose(ls, method, provider, model, fallbacks)
+                resolved = choose(ls, method, provider, model, fallbacks)
         except JsonRpcException:
             if not (resume_as_saved and (provider or model)):
                 raise
             # Nothing it records or defaults to is usable: start with the requested model.
-            resolved = self._choose(ls, method, provider, model, [])
+            resolved = choose(ls, method, provider, model, [])
             session.append_model_change(resolved.model.provider, resolved.model.id)
         level = initial_thinking_level(
             None if resume_as_saved else level_param, resources.settings.merged, session, context
@@ -382,7 +350,7 @@ class ChatSessions:
             raise failed(MODEL_BUSY)
         resolved = held.resolved
         if provider or model:
-            resolved = self._choose(ls, method, provider, model, [])
+            resolved = choose(ls, method, provider, model, [])
         level = clamp_thinking_level(resolved.model, thinking or held.thinking)
         current = held.resolved.model
         if (resolved.model.provider, resolved.model.id) != (current.provider, current.id):
@@ -399,7 +367,7 @@ class ChatSessions:
         behavior = raw.get("streamingBehavior")
         if behavior is not None and behavior not in STREAMING_BEHAVIORS:
             raise JsonRpcInvalidParams(f"{CHAT}: 'streamingBehavior' must be 'steer' or 'followUp'")
-        thinking = _thinking_param(raw, CHAT)
+        thinking = thinking_param(raw, CHAT)
         known = set(self.sessions)
         held = self.get(ls, raw, CHAT, create=True)
         if held.busy:
@@ -570,73 +538,6 @@ class ChatSessions:
             held.close()
         return {"closed": True, "session": held.session_id}
 
-    def models(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        config = self.config(ls)
-        agent_dir = agent_dir_of(ls)
-        listed = []
-        for info in all_models(config):
-            try:
-                key_source = resolve_model(
-                    config, info.provider, info.id, agent_dir=agent_dir, require_key=False
-                ).key_source
-            except ModelChoiceError:
-                continue
-            listed.append(
-                {
-                    "provider": info.provider,
-                    "id": info.id,
-                    "name": info.name or info.id,
-                    "api": info.api,
-                    "baseUrl": info.base_url,
-                    "contextWindow": info.context_window,
-                    "maxTokens": info.max_tokens,
-                    "reasoning": info.reasoning,
-                    "input": list(info.input),
-                    "hasKey": key_source is not None,
-                    "keySource": key_source,
-                }
-            )
-        providers = []
-        for name, (api, base_url) in BUILTIN_PROVIDERS.items():
-            entry = config.provider(name)
-            try:
-                probe = resolve_model(config, name, "-", agent_dir=agent_dir, require_key=False)
-            except ModelChoiceError:
-                continue
-            providers.append(
-                {
-                    "name": name,
-                    "api": api,
-                    "baseUrl": (entry.base_url if entry is not None else None) or base_url,
-                    "hasKey": probe.key_source is not None,
-                    "keySource": probe.key_source,
-                }
-            )
-        selected = self.selected
-        return {
-            "configPath": models_json_path(agent_dir),
-            "models": listed,
-            "builtinProviders": providers,
-            "selected": {"provider": selected[0], "id": selected[1]} if selected else None,
-        }
-
-    def select(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = read_params(params, SELECT)
-        provider = string_param(raw, "provider", SELECT)
-        model = string_param(raw, "model", SELECT)
-        thinking = _thinking_param(raw, SELECT)
-        if raw.get("session") is not None or raw.get("file") is not None:
-            if provider or model:  # unknown names fail before a session is opened
-                self._choose(ls, SELECT, provider, model, [])
-            held = self.get(ls, raw, SELECT, create=False, switching=True)
-            self.switch_model(ls, held, SELECT, provider, model, thinking)
-            return held.summary()
-        if not provider and not model:
-            raise JsonRpcInvalidParams(f"{SELECT}: give 'model' (and 'provider')")
-        resolved = self._choose(ls, SELECT, provider, model, [])
-        self.selected = (resolved.model.provider, resolved.model.id)
-        return {"model": {"provider": resolved.model.provider, "id": resolved.model.id}}
-
     async def shutdown(self, timeout: float = SHUTDOWN_WAIT) -> None:
         """Abort every run, wait (at most ``timeout`` seconds) for the requests to answer, and
         release every session file (at the ``shutdown`` request: no tool may outlive the
@@ -649,17 +550,6 @@ class ChatSessions:
         for held in list(self.sessions.values()):
             held.close()
         self.sessions.clear()
-
-
-def _thinking_param(raw: Mapping[str, Any], method: str) -> str | None:
-    value = raw.get("thinkingLevel")
-    if value is None:
-        return None
-    if value not in THINKING_LEVELS:
-        raise JsonRpcInvalidParams(
-            f"{method}: 'thinkingLevel' must be off, minimal, low, medium, high or xhigh"
-        )
-    return str(value)
 
 
 async def _queue(held: ChatSession, text: str, behavior: Any) -> dict[str, Any]:
@@ -764,8 +654,8 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(MODELS)
     def models(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return sessions.models(ls, params)
+        return list_models(ls, sessions, params)
 
     @server.feature(SELECT)
     def select(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return sessions.select(ls, params)
+        return select_model(ls, sessions, params)
