@@ -12,6 +12,7 @@ from pi_lsp.server import configuration
 from pi_lsp.server.configuration import pull_configuration
 from pi_lsp.server.convert import path_of
 from pi_lsp.server.features import (
+    chat,
     code_actions,
     completion,
     hover,
@@ -23,8 +24,6 @@ from pi_lsp.server.features import (
     trust,
     watching,
 )
-from pi_lsp.server.features.chat import sessions as chat
-from pi_lsp.server.features.chat import views as session_views
 from pi_lsp.server.features.watching import Watcher, start_watching
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.settings import ServerSettings
@@ -41,7 +40,6 @@ FEATURES = (
     system_prompt,
     tool_runs,
     chat,
-    session_views,
     status,
 )
 

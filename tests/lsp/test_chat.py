@@ -22,7 +22,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from pi_lsp.server.features.chat.sessions import register, sessions_of
+from pi_lsp.server.features.chat import register, runs
+from pi_lsp.server.features.chat.sessions import sessions_of
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import plain
 from pi_lsp.server.settings import ServerSettings
@@ -292,7 +293,9 @@ async def test_stop_all_kills_the_commands_of_every_chat(tmp_path: Path) -> None
         server.state.settings = ServerSettings(agent_dir=str(tmp_path / "agent"))
         register(server)
         sessions = sessions_of(server)
-        running = asyncio.ensure_future(sessions.chat(server, {"text": "go", "persist": False}))
+        running = asyncio.ensure_future(
+            runs.chat(server, sessions, {"text": "go", "persist": False})
+        )
         deadline = time.monotonic() + WAIT
         while len(pids_file.read_text().split() if pids_file.exists() else []) < 2:
             assert time.monotonic() < deadline and not running.done()

@@ -28,13 +28,7 @@ from pi_lsp.agent.providers.config import (
     resolve_model,
 )
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.requests import (
-    agent_dir_of,
-    config_failure,
-    failed,
-    read_params,
-    string_param,
-)
+from pi_lsp.server.requests import agent_dir_of, config_failure, failed, read_params, string_param
 
 if TYPE_CHECKING:  # sessions.py chooses models with this module
     from pi_lsp.server.features.chat.sessions import ChatSessions

@@ -1,21 +1,10 @@
-"""Chat sessions for the editor: ``pi/chat``, the session tree, navigation, compaction, models.
+"""The sessions a server holds for the editor's chats.
 
 The server keeps one :class:`~pi_lsp.agent.session_agent.SessionAgent` per session it has been
 asked about (by id or by file), over the session file (locked while held) and the latest
-resources snapshot of the session's working directory. A ``pi/chat`` request sends one prompt;
-while it runs, the session's events go out as numbered ``pi/event`` notifications on an
-:class:`~pi_lsp.server.event_stream.EventStream` stamped ``{"session", "turn"}`` — ``turn``
-counts the requests that ran the agent in this session (chats and compactions), ``seq`` the
-events of one of them. Text deltas, thinking deltas and tool output are coalesced; every other
-event is one notification. Cancelling the request (``$/cancelRequest``) aborts the run: the
-model stream is closed and running tools are killed (bash: the whole process group), the
-remaining events go out, and the request is answered with ``RequestCancelled``.
-
-Also here: ``pi/session/tree`` (the tree view of ``pi-lsp session tree --json``),
-``pi/session/navigate`` (move the leaf, optionally leaving a branch summary),
-``pi/session/compact`` (manual compaction; its ``dryRun`` preview and the other read-only
-views are in :mod:`pi_lsp.server.features.chat.views`), ``pi/session/close``, ``pi/models`` and
-``pi/model/select``. The protocol is described in ``docs/protocol.md``.
+resources snapshot of the session's working directory; :class:`ChatSessions` finds, opens and
+releases them, the requests in :mod:`~pi_lsp.server.features.chat.runs` and
+:mod:`~pi_lsp.server.features.chat.views` use them.
 """
 
 from __future__ import annotations
@@ -24,8 +13,8 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
@@ -37,63 +26,23 @@ from pi_lsp.agent.model_choice import (
     initial_thinking_level,
     record_model_choice,
 )
-from pi_lsp.agent.provider_summarizer import ProviderSummarizer
-from pi_lsp.agent.providers.config import (
-    ResolvedModel,
-)
+from pi_lsp.agent.providers.config import ResolvedModel
 from pi_lsp.agent.providers.registry import provider_for
-from pi_lsp.agent.providers.secret import KNOWN_SECRETS
-from pi_lsp.agent.session_agent import (
-    COMPACTION_IN_PROGRESS,
-    NEEDS_STREAMING_BEHAVIOR,
-    SessionAgent,
-)
+from pi_lsp.agent.session_agent import SessionAgent
 from pi_lsp.resources.loader import Resources
-from pi_lsp.server.event_stream import Event, EventStream
-from pi_lsp.server.features.chat.events import forward_event, last_assistant, text_of
-from pi_lsp.server.features.chat.models import (
-    MODELS,
-    SELECT,
-    choose,
-    list_models,
-    select_model,
-    thinking_param,
-)
+from pi_lsp.server.event_stream import EventStream
+from pi_lsp.server.features.chat.events import forward_event
+from pi_lsp.server.features.chat.models import choose, thinking_param
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.requests import (
-    ABORT_GRACE,
-    SHUTDOWN_WAIT,
-    agent_dir_of,
-    failed,
-    flag_param,
-    path_param,
-    read_params,
-    shut_down,
-    string_param,
-)
-from pi_lsp.session.branch_summary import RUN_ACTIVE, navigate_tree
+from pi_lsp.server.requests import SHUTDOWN_WAIT, agent_dir_of, failed, path_param, string_param
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
 from pi_lsp.session.errors import NotASessionError, SessionFileError
 from pi_lsp.session.session_file import SessionFile
-from pi_lsp.session.summarizer import SummaryModel
-from pi_lsp.session.tokens import branch_summary_reserve_tokens
-from pi_lsp.session.tree_view import build_tree_view, tree_view_json
-from pi_lsp.tools.base import AbortSignal
 
 log = logging.getLogger(__name__)
 
-CHAT = "pi/chat"
-TREE = "pi/session/tree"
-NAVIGATE = "pi/session/navigate"
-COMPACT = "pi/session/compact"
-CLOSE = "pi/session/close"
-EVENT_METHOD = "pi/event"
-
 MODEL_BUSY = "Wait for the current response to finish before changing the model."
-STREAMING_BEHAVIORS = ("steer", "followUp")
-
-T = TypeVar("T")
 
 
 # --- one session ------------------------------------------------------------------------------
@@ -359,134 +308,6 @@ class ChatSessions:
             held.session.append_thinking_level_change(level)
         held.rebuild(resolved=resolved, thinking=level)
 
-    async def chat(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = read_params(params, CHAT)
-        text = raw.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise JsonRpcInvalidParams(f"{CHAT}: 'text' must be the message to send")
-        behavior = raw.get("streamingBehavior")
-        if behavior is not None and behavior not in STREAMING_BEHAVIORS:
-            raise JsonRpcInvalidParams(f"{CHAT}: 'streamingBehavior' must be 'steer' or 'followUp'")
-        thinking = thinking_param(raw, CHAT)
-        known = set(self.sessions)
-        held = self.get(ls, raw, CHAT, create=True)
-        if held.busy:
-            return await _queue(held, text, behavior)
-        provider, model = string_param(raw, "provider", CHAT), string_param(raw, "model", CHAT)
-        if held.session_id in known and (provider or model or thinking):
-            self.switch_model(ls, held, CHAT, provider, model, thinking)
-        self.refresh(ls, held)
-        async with held.lock:
-            stream = _open_stream(ls, held)
-            try:
-                agent = held.agent
-                await _run(held, agent.prompt(text), lambda: abort_now(agent))
-            except JsonRpcException:
-                raise
-            except Exception as error:
-                raise failed(f"{CHAT}: {KNOWN_SECRETS(str(error))}") from error
-            finally:
-                stream.close()
-                held.stream = None
-        last = last_assistant(held.agent.messages)
-        result = {**held.summary(), "turn": held.turn, "events": stream.seq}
-        result["stopReason"] = last.get("stopReason") if last is not None else None
-        result["text"] = text_of(last) if last is not None else ""
-        if last is not None and isinstance(last.get("errorMessage"), str):
-            result["errorMessage"] = last["errorMessage"]
-            log.warning(
-                "%s: session %s turn %d ended with an error: %s",
-                CHAT,
-                held.session_id,
-                held.turn,
-                last["errorMessage"],
-            )
-        result["leafId"] = held.session.leaf_id
-        return result
-
-    async def compact(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = read_params(params, COMPACT)
-        instructions = string_param(raw, "customInstructions", COMPACT)
-        if flag_param(raw, "dryRun", COMPACT):  # a preview: nothing summarised, locked or written
-            from pi_lsp.server.features.chat.views import compact_dry_run
-
-            return compact_dry_run(ls, self, raw)
-        held = self.get(ls, raw, COMPACT, create=False)
-        if held.busy:  # Pi's /compact stops the running answer first
-            await held.agent.abort()
-        async with held.lock:
-            stream = _open_stream(ls, held)
-            try:
-                outcome = await _run(
-                    held, held.agent.compact(instructions), held.agent.abort_compaction
-                )
-            except JsonRpcException:
-                raise
-            except Exception as error:
-                raise failed(f"{COMPACT}: {error}") from error
-            finally:
-                stream.close()
-                held.stream = None
-        return {
-            "session": held.session_id,
-            "turn": held.turn,
-            "events": stream.seq,
-            **outcome,
-            "leafId": held.session.leaf_id,
-        }
-
-    async def navigate(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = read_params(params, NAVIGATE)
-        target = string_param(raw, "entryId", NAVIGATE, required=True)
-        assert target is not None
-        summarize = flag_param(raw, "summarize", NAVIGATE)
-        replace = flag_param(raw, "replaceInstructions", NAVIGATE)
-        instructions = string_param(raw, "customInstructions", NAVIGATE)
-        label = string_param(raw, "label", NAVIGATE)
-        held = self.get(ls, raw, NAVIGATE, create=False)
-        if held.busy:
-            raise failed(RUN_ACTIVE)
-        if held.session.get_entry(target) is None:
-            raise JsonRpcInvalidParams(f"{NAVIGATE}: Entry {target} not found")
-        async with held.lock:
-            signal = AbortSignal()
-            model = held.resolved.model
-            summarizer = ProviderSummarizer(
-                held.agent.provider,
-                model,
-                api_key=held.resolved.api_key,
-                retry=held.agent.retry_policy,
-                signal=signal,
-            )
-            moving = navigate_tree(
-                held.session,
-                target,
-                summarize=summarize,
-                summarizer=summarizer,
-                model=SummaryModel(model.context_window, model.max_tokens, model.reasoning),
-                reserve_tokens=branch_summary_reserve_tokens(held.resources.settings.merged),
-                custom_instructions=instructions,
-                replace_instructions=replace,
-                label=label,
-            )
-            try:
-                outcome = await _run(held, moving, signal.abort)
-            except JsonRpcException:
-                raise
-            except Exception as error:
-                raise failed(f"{NAVIGATE}: {error}") from error
-            finally:
-                held.rebuild()  # the agent's context is the new branch
-        summary = outcome.summary_entry
-        return {
-            "session": held.session_id,
-            "cancelled": outcome.cancelled,
-            "aborted": outcome.aborted,
-            "leafId": held.session.leaf_id,
-            "editorText": outcome.editor_text,
-            "summaryEntry": dict(summary) if summary is not None else None,
-        }
-
     def locate(
         self, ls: PiLanguageServer, raw: Mapping[str, Any], method: str
     ) -> ChatSession | SessionFile:
@@ -514,30 +335,6 @@ class ChatSessions:
         except SessionFileError as error:
             raise failed(f"{method}: {error}", {"path": error.path}) from error
 
-    def tree(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        found = self.locate(ls, read_params(params, TREE), TREE)
-        session = found.session if isinstance(found, ChatSession) else found
-        try:
-            return tree_view_json(build_tree_view(session))
-        except SessionFileError as error:  # e.g. rewritten in place since it was loaded
-            raise failed(f"{TREE}: {error}", {"path": error.path}) from error
-
-    async def close(self, ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        raw = read_params(params, CLOSE)
-        session_id = string_param(raw, "session", CLOSE)
-        file = string_param(raw, "file", CLOSE)
-        held = self.sessions.get(session_id) if session_id is not None else None
-        if held is None and file is not None:
-            held = self.held_by_path(path_param(ls, file))
-        if held is None:
-            return {"closed": False}
-        if held.busy:
-            await held.agent.abort()
-        async with held.lock:
-            self.sessions.pop(held.session_id, None)
-            held.close()
-        return {"closed": True, "session": held.session_id}
-
     async def shutdown(self, timeout: float = SHUTDOWN_WAIT) -> None:
         """Abort every run, wait (at most ``timeout`` seconds) for the requests to answer, and
         release every session file (at the ``shutdown`` request: no tool may outlive the
@@ -552,39 +349,6 @@ class ChatSessions:
         self.sessions.clear()
 
 
-async def _queue(held: ChatSession, text: str, behavior: Any) -> dict[str, Any]:
-    """A prompt for a session that is busy: queued as steering or follow-up, or refused."""
-    if behavior is None:
-        raise failed(f"{CHAT}: {NEEDS_STREAMING_BEHAVIOR}")
-    if held.agent.is_compacting:
-        raise failed(f"{CHAT}: {COMPACTION_IN_PROGRESS}")
-    if behavior == "steer":
-        await held.agent.steer(text)
-    else:
-        await held.agent.follow_up(text)
-    return {**held.summary(), "turn": held.turn, "queued": behavior}
-
-
-def _open_stream(ls: PiLanguageServer, held: ChatSession) -> EventStream:
-    held.turn += 1
-    failed_once = False
-
-    def send(event: Event) -> None:
-        nonlocal failed_once
-        if shut_down(ls):
-            return
-        try:
-            ls.protocol.notify(EVENT_METHOD, event)
-        except Exception:  # the client is gone: the run must still end (and its tools die)
-            if not failed_once:
-                log.exception("sending %s failed", EVENT_METHOD)
-            failed_once = True
-
-    stream = EventStream(send, {"session": held.session_id, "turn": held.turn})
-    held.stream = stream
-    return stream
-
-
 def abort_now(agent: SessionAgent) -> None:
     """Abort whatever the agent runs (a retry wait, a compaction, the model stream, tools)
     without waiting: :meth:`SessionAgent.abort` minus its wait for idle."""
@@ -593,69 +357,6 @@ def abort_now(agent: SessionAgent) -> None:
     agent.agent.abort()
 
 
-async def _run(held: ChatSession, work: Awaitable[T], abort: Callable[[], None]) -> T:
-    """Await ``work``; when the request is cancelled, ``abort()`` it, let it wind down (its
-    events still go out), and re-raise the cancellation."""
-    task: asyncio.Future[T] = asyncio.ensure_future(work)
-    current = asyncio.current_task()
-    if current is not None:
-        held.tasks.add(current)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        abort()
-        try:
-            done, _ = await asyncio.wait({task}, timeout=ABORT_GRACE)
-            if not done:
-                log.warning("a run ignored its abort for %s s; cancelling it", ABORT_GRACE)
-                task.cancel()
-                await asyncio.wait({task})
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        if not task.cancelled() and task.exception() is not None:
-            log.info("aborted run ended with %r", task.exception())
-        raise
-    finally:
-        if current is not None:
-            held.tasks.discard(current)
-
-
-# --- registration -----------------------------------------------------------------------------
-
-
 def sessions_of(server: PiLanguageServer) -> ChatSessions:
     """The sessions ``server`` holds (for the other session requests)."""
     return server.feature_state(ChatSessions)
-
-
-def register(server: PiLanguageServer) -> None:
-    sessions = sessions_of(server)
-
-    @server.feature(CHAT)
-    async def chat(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return await sessions.chat(ls, params)
-
-    @server.feature(COMPACT)
-    async def compact(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return await sessions.compact(ls, params)
-
-    @server.feature(NAVIGATE)
-    async def navigate(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return await sessions.navigate(ls, params)
-
-    @server.feature(CLOSE)
-    async def close(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return await sessions.close(ls, params)
-
-    @server.feature(TREE)
-    def tree(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return sessions.tree(ls, params)
-
-    @server.feature(MODELS)
-    def models(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return list_models(ls, sessions, params)
-
-    @server.feature(SELECT)
-    def select(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        return select_model(ls, sessions, params)

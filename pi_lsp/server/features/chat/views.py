@@ -37,12 +37,8 @@ from pi_lsp.agent.providers.config import (
 )
 from pi_lsp.prompt.usage import context_usage
 from pi_lsp.resources.loader import Resources
-from pi_lsp.server.features.chat.sessions import (
-    COMPACT,
-    ChatSession,
-    ChatSessions,
-    sessions_of,
-)
+from pi_lsp.server.features.chat.runs import COMPACT
+from pi_lsp.server.features.chat.sessions import ChatSession, ChatSessions, sessions_of
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import agent_dir_of, failed, path_param, read_params, string_param
 from pi_lsp.session.compact_command import preview_compaction
@@ -52,7 +48,9 @@ from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.listing import list_sessions
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tokens import compaction_settings
+from pi_lsp.session.tree_view import build_tree_view, tree_view_json
 
+TREE = "pi/session/tree"
 USAGE = "pi/session/usage"
 LIST = "pi/session/list"
 MESSAGES = "pi/session/messages"
@@ -124,6 +122,18 @@ def _model(
         except ModelChoiceError:
             continue
     return None
+
+
+# --- pi/session/tree --------------------------------------------------------------------------
+
+
+def session_tree(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
+    found = sessions.locate(ls, read_params(params, TREE), TREE)
+    session = found.session if isinstance(found, ChatSession) else found
+    try:
+        return tree_view_json(build_tree_view(session))
+    except SessionFileError as error:  # e.g. rewritten in place since it was loaded
+        raise failed(f"{TREE}: {error}", {"path": error.path}) from error
 
 
 # --- pi/session/usage -------------------------------------------------------------------------
@@ -248,6 +258,10 @@ def _compact_preview(
 
 def register(server: PiLanguageServer) -> None:
     sessions = sessions_of(server)
+
+    @server.feature(TREE)
+    def tree(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return session_tree(ls, sessions, params)
 
     @server.feature(USAGE)
     def usage(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
