@@ -37,6 +37,7 @@ from pi_lsp.server.state import Rebuild, WorkspaceState
 log = logging.getLogger(__name__)
 
 MAX_HOLD = 0.2  # seconds a stream of changes may delay a rebuild
+#: Seconds to wait for the client to accept a server-made progress token.
 PROGRESS_CREATE_TIMEOUT = 2.0
 #: prompts whose tokens a rebuild counts ahead of hovers; past this many (a change to the agent
 #: dir's AGENTS.md reaches every working directory) they are counted when first asked for

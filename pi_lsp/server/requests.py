@@ -25,6 +25,8 @@ REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
 #: wind down after its abort before it is cancelled outright. A chat's wind-down holds the
 #: model stream's own grace (``agent.loop.ABORT_GRACE_SECONDS``) and then its tools'.
 ABORT_GRACE = 10.0
+#: The notification that carries the events of a long request (``pi/runTool``, ``pi/chat``, …).
+EVENT_METHOD = "pi/event"
 #: Seconds a feature's shutdown waits for its aborted requests to answer.
 SHUTDOWN_WAIT = ABORT_GRACE + 1
 

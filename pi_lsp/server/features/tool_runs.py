@@ -26,17 +26,21 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.server.event_stream import Event, EventStream
-from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.requests import ABORT_GRACE, SHUTDOWN_WAIT, is_id, plain, shut_down
+from pi_lsp.server.language_server import PROGRESS_CREATE_TIMEOUT, PiLanguageServer
+from pi_lsp.server.requests import (
+    ABORT_GRACE,
+    EVENT_METHOD,
+    SHUTDOWN_WAIT,
+    is_id,
+    plain,
+    shut_down,
+)
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
 from pi_lsp.tools.registry import InvalidToolCall, execute, prepare_call
 
 log = logging.getLogger(__name__)
 
 METHOD = "pi/runTool"
-EVENT_METHOD = "pi/event"
-#: Seconds to wait for the client to accept a server-made progress token.
-PROGRESS_CREATE_TIMEOUT = 2.0
 
 StreamId = str | int
 

@@ -34,6 +34,7 @@ from pi_lsp.server.features.chat.sessions import ChatSession, ChatSessions, abor
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import (
     ABORT_GRACE,
+    EVENT_METHOD,
     failed,
     flag_param,
     path_param,
@@ -52,7 +53,6 @@ CHAT = "pi/chat"
 NAVIGATE = "pi/session/navigate"
 COMPACT = "pi/session/compact"
 CLOSE = "pi/session/close"
-EVENT_METHOD = "pi/event"
 
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
