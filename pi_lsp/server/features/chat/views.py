@@ -1,6 +1,7 @@
-"""Read-only views of chat sessions for the editor: the context meter, the session picker, the
-transcript, and the compaction preview.
+"""Read-only views of chat sessions for the editor: the session tree, the context meter, the
+session picker, the transcript, and the compaction preview.
 
+* ``pi/session/tree`` — the tree view of ``pi-lsp session tree --json``;
 * ``pi/session/usage`` — what the next request of a session (or of a working directory, with no
   session) fills its context window with, by kind (:mod:`pi_lsp.prompt.usage`), against the
   model's window and the compaction threshold (``window − reserveTokens``);
