@@ -61,7 +61,7 @@ def _run_serve_command(opts: argparse.Namespace) -> int:
     import logging
 
     from pi_lsp.agent.providers.secret import redact_log_output
-    from pi_lsp.server.server import serve_stdio, serve_tcp
+    from pi_lsp.server import serve_stdio, serve_tcp
 
     if opts.log_file:
         logging.basicConfig(filename=opts.log_file, level=logging.INFO)

@@ -1,7 +1,9 @@
 """The pygls server object: workspace state, rebuilds, and what they publish.
 
-Feature modules (hover, navigation, …) register their handlers on it in ``server.py``; this
-module holds what several of them share and no business logic of its own.
+Feature modules (hover, navigation, …) register their handlers on it in ``setup.py``; this
+module holds what several of them share and no business logic of its own. A feature that
+keeps state for the server's lifetime (its runs, its sessions) keeps it in
+:attr:`PiLanguageServer.features`, and :meth:`PiLanguageServer.stop_features` shuts it down.
 
 Rebuilds: every change names its paths (``request_rebuild``); changes are gathered for
 ``debounceMs`` (but never held back more than ``MAX_HOLD`` seconds while they keep coming),
@@ -18,7 +20,7 @@ import logging
 import os
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -35,10 +37,21 @@ from pi_lsp.server.state import Rebuild, WorkspaceState
 log = logging.getLogger(__name__)
 
 MAX_HOLD = 0.2  # seconds a stream of changes may delay a rebuild
+#: Seconds to wait for the client to accept a server-made progress token.
 PROGRESS_CREATE_TIMEOUT = 2.0
 #: prompts whose tokens a rebuild counts ahead of hovers; past this many (a change to the agent
 #: dir's AGENTS.md reaches every working directory) they are counted when first asked for
 PRECOUNTED_PROMPTS = 8
+
+
+class Feature(Protocol):
+    """State that one feature keeps for as long as the server runs."""
+
+    async def shutdown(self) -> None:
+        """Stop what still runs and release what is held (the server is shutting down)."""
+
+
+FeatureT = TypeVar("FeatureT", bound=Feature)
 
 
 def _progress_name(cwd: str, root: str) -> str:
@@ -95,6 +108,7 @@ class PiLanguageServer(LanguageServer):
         self.disk_changes = DiskChanges(self.state)  # which watcher events are real changes
         self.state.disk = self.disk_changes.source  # reads checked against kept events
         self.initial_settings = ServerSettings()  # from initializationOptions
+        self.features: dict[type[Feature], Feature] = {}  # by kind, in the order first used
         self._changed: set[str] | None = None  # gathered reason; None = everything
         self._timer: asyncio.TimerHandle | None = None
         self._held_since: float | None = None
@@ -131,6 +145,21 @@ class PiLanguageServer(LanguageServer):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def feature_state(self, kind: type[FeatureT]) -> FeatureT:
+        """The ``kind`` state this server holds, made the first time it is asked for (when the
+        feature registers)."""
+        held = self.features.get(kind)
+        if held is None:
+            held = self.features[kind] = kind()
+        assert isinstance(held, kind)
+        return held
+
+    async def stop_features(self) -> None:
+        """Shut every feature's state down, one after another, in the order the features
+        registered (``setup.FEATURES``: tool runs before chats)."""
+        for feature in list(self.features.values()):
+            await feature.shutdown()
 
     def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(kind, message))

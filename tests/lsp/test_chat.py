@@ -22,9 +22,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from pi_lsp.server import chat
+from pi_lsp.server.features.chat import register, runs
+from pi_lsp.server.features.chat.sessions import sessions_of
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.run_tool import plain
+from pi_lsp.server.requests import plain
 from pi_lsp.server.settings import ServerSettings
 from tests.agent.http_fixtures import (
     HOLD,
@@ -290,16 +291,18 @@ async def test_stop_all_kills_the_commands_of_every_chat(tmp_path: Path) -> None
         server.protocol.set_writer(Wire(), include_headers=False)
         server.state.root = str(tmp_path / "ws")
         server.state.settings = ServerSettings(agent_dir=str(tmp_path / "agent"))
-        chat.register(server)
-        sessions = chat._SESSIONS[server]
-        running = asyncio.ensure_future(sessions.chat(server, {"text": "go", "persist": False}))
+        register(server)
+        sessions = sessions_of(server)
+        running = asyncio.ensure_future(
+            runs.chat(server, sessions, {"text": "go", "persist": False})
+        )
         deadline = time.monotonic() + WAIT
         while len(pids_file.read_text().split() if pids_file.exists() else []) < 2:
             assert time.monotonic() < deadline and not running.done()
             await asyncio.sleep(0.01)
         pids = [int(pid) for pid in pids_file.read_text().split()]
 
-        await chat.stop_all(server)
+        await server.stop_features()
         assert running.done() and running.result()["stopReason"] == "aborted"
         assert await all_gone(pids)
         assert sessions.sessions == {}

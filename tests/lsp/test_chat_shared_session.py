@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pi_lsp.server.run_tool import plain
+from pi_lsp.server.requests import plain
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
 from tests.cli import test_chat as cli
 from tests.cli.test_chat_shared_session import answers_in, held_until, until_requests

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from pi_lsp.lint.checks import KNOWN_SKILL_FIELDS
-from pi_lsp.server.completion import FIELD_DOCS
+from pi_lsp.server.features.completion import FIELD_DOCS
 from tests.lsp.harness import CLIENTS, open_document, start_client
 
 AGENTS = (

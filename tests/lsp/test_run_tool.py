@@ -16,9 +16,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from pi_lsp.server import run_tool
+from pi_lsp.server.features.tool_runs import register, runs_of
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.run_tool import plain
+from pi_lsp.server.requests import plain
 from tests.lsp.harness import CLIENTS, WAIT, start_client
 from tests.processes import alive, all_gone
 
@@ -423,10 +423,10 @@ async def test_stop_all_aborts_the_runs_and_waits_until_they_answered(tmp_path: 
     server = PiLanguageServer()
     wire = Wire()
     server.protocol.set_writer(wire, include_headers=False)
-    run_tool.register(server)
+    register(server)
     command = "echo $$ > pids; sleep 300 & echo $! >> pids; wait"
     params = {"tool": "bash", "args": {"command": command}, "cwd": str(tmp_path), "stream": 1}
-    running = asyncio.ensure_future(run_tool._RUNS[server].run(server, params))
+    running = asyncio.ensure_future(runs_of(server).run(server, params))
     pids_file = tmp_path / "pids"
     deadline = time.monotonic() + WAIT
     while len(pids_file.read_text().split() if pids_file.exists() else []) < 2:
@@ -434,7 +434,7 @@ async def test_stop_all_aborts_the_runs_and_waits_until_they_answered(tmp_path: 
         await asyncio.sleep(0.01)
     pids = [int(pid) for pid in pids_file.read_text().split()]
 
-    await run_tool.stop_all(server)
+    await server.stop_features()
     assert running.done()
     result = running.result()
     assert result["isError"] is True and text_of(result) == "Command aborted"
@@ -442,4 +442,4 @@ async def test_stop_all_aborts_the_runs_and_waits_until_they_answered(tmp_path: 
     events = [m["params"] for m in wire.messages if m.get("method") == "pi/event"]
     assert [(e["seq"], e["type"]) for e in events] == [(1, "start"), (2, "end")]
     assert events[-1]["aborted"] is True
-    await run_tool.stop_all(server)  # nothing running: returns at once
+    await server.stop_features()  # nothing running: returns at once

@@ -8,26 +8,25 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.server import (
+from pi_lsp.server import configuration
+from pi_lsp.server.configuration import pull_configuration
+from pi_lsp.server.convert import path_of
+from pi_lsp.server.features import (
     chat,
     code_actions,
     completion,
-    configuration,
     hover,
     links,
     navigation,
-    prompt_requests,
-    run_tool,
-    session_views,
     status,
-    trust_requests,
+    system_prompt,
+    tool_runs,
+    trust,
     watching,
 )
-from pi_lsp.server.configuration import pull_configuration
-from pi_lsp.server.convert import path_of
+from pi_lsp.server.features.watching import Watcher, start_watching
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.settings import ServerSettings
-from pi_lsp.server.watching import Watcher, start_watching
 
 FEATURES = (
     configuration,
@@ -37,11 +36,10 @@ FEATURES = (
     links,
     completion,
     code_actions,
-    trust_requests,
-    prompt_requests,
-    run_tool,
+    trust,
+    system_prompt,
+    tool_runs,
     chat,
-    session_views,
     status,
 )
 
@@ -76,8 +74,7 @@ def create_server() -> PiLanguageServer:
         ls.stop_rebuilding()
         for watcher in watchers:
             watcher.stop()
-        await run_tool.stop_all(ls)
-        await chat.stop_all(ls)
+        await ls.stop_features()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

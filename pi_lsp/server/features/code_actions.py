@@ -26,8 +26,8 @@ from pi_lsp.lint.rules import BY_CODE, BY_NAME, Rule
 from pi_lsp.resources.agent_dir import home_dir
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.server.convert import code_point_column, lsp_range, path_of, uri_of
+from pi_lsp.server.features.trust import set_trust
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.trust_requests import set_trust
 
 TRUST_COMMAND = "pi-lsp.trustProject"
 SOURCE = "pi-lsp"

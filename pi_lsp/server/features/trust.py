@@ -7,18 +7,15 @@ follows so that the project's diagnostics are published again. A store that cann
 never overwritten: the request fails with an error that names the file and the line.
 
 :func:`trust_status` and :func:`set_trust` are shared with the ``pi-lsp.trustProject`` command
-(see :mod:`pi_lsp.server.code_actions`).
+(see :mod:`pi_lsp.server.features.code_actions`).
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams
 
-from pi_lsp.resources.agent_dir import resolve_agent_dir
 from pi_lsp.resources.trust import (
     TrustLockError,
     TrustStoreError,
@@ -27,17 +24,11 @@ from pi_lsp.resources.trust import (
     save_trust,
     unwritten_reason,
 )
-from pi_lsp.server.convert import path_of
 from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.requests import agent_dir_of, cwd_param, failed
 
-#: LSP's RequestFailed: the request was well formed but could not be carried out.
-REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
+METHOD = "pi/trust"
 _ABSENT = object()
-
-
-def agent_dir_of(ls: PiLanguageServer) -> str:
-    """The agent dir the server loads from (the setting, else the environment or the home)."""
-    return resolve_agent_dir(ls.state.settings.agent_dir)
 
 
 def trust_status(ls: PiLanguageServer, cwd: str) -> dict[str, Any]:
@@ -70,10 +61,9 @@ def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str
         store = save_trust(agent_dir, cwd, decision)
     except TrustStoreError as error:
         first = error.findings[0]
-        raise JsonRpcException(
+        raise failed(
             unwritten_reason(error),
-            code=REQUEST_FAILED,
-            data={
+            {
                 "storePath": first.where.path,
                 "line": first.where.start_line + 1,
                 "column": first.where.start_column + 1,
@@ -81,36 +71,25 @@ def set_trust(ls: PiLanguageServer, cwd: str, decision: bool | None) -> dict[str
             },
         ) from error
     except TrustLockError as error:
-        raise JsonRpcException(
-            unwritten_reason(error),
-            code=REQUEST_FAILED,
-            data={"lockPath": error.lock_path, "locked": error.locked},
+        raise failed(
+            unwritten_reason(error), {"lockPath": error.lock_path, "locked": error.locked}
         ) from error
     except OSError as error:
-        raise JsonRpcException(unwritten_reason(error), code=REQUEST_FAILED) from error
+        raise failed(unwritten_reason(error)) from error
     ls.disk_changes.written(store.path)  # the rebuild below covers it: its event is no change
     ls.request_rebuild(None)
     return trust_status(ls, cwd)
 
 
-def _cwd_param(ls: PiLanguageServer, value: object) -> str:
-    if value is None or value == "":
-        return ls.state.root
-    if not isinstance(value, str):
-        raise JsonRpcInvalidParams(f"pi/trust: cwd must be a path, got {value!r}")
-    path = path_of(value) if value.startswith("file:") else value
-    return os.path.abspath(os.path.join(ls.state.root, path))
-
-
 def register(server: PiLanguageServer) -> None:
-    @server.feature("pi/trust")
+    @server.feature(METHOD)
     def trust(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        cwd = _cwd_param(ls, getattr(params, "cwd", None))
+        cwd = cwd_param(ls, getattr(params, "cwd", None), METHOD)
         decision = getattr(params, "decision", _ABSENT)
         if decision is _ABSENT:
             return trust_status(ls, cwd)
         if decision is not None and not isinstance(decision, bool):
             raise JsonRpcInvalidParams(
-                f"pi/trust: decision must be true, false or null, got {decision!r}"
+                f"{METHOD}: decision must be true, false or null, got {decision!r}"
             )
         return set_trust(ls, cwd, decision)

@@ -31,10 +31,10 @@ from pi_lsp.resources.layout import AGENTS_DIR_NAME, PROJECT_DIR_NAMES, SKILLS_D
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.shown_paths import shown_path
 from pi_lsp.resources.skills import Skill
-from pi_lsp.server.completion import frontmatter_keys, frontmatter_lines, is_skill_file
 from pi_lsp.server.convert import code_point_column, path_of, utf16_column
+from pi_lsp.server.features.completion import frontmatter_keys, frontmatter_lines, is_skill_file
+from pi_lsp.server.features.navigation import ordinal
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.navigation import ordinal
 
 if TYPE_CHECKING:
     from pi_lsp.server.state import WorkspaceState

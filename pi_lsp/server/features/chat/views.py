@@ -1,6 +1,7 @@
-"""Read-only views of chat sessions for the editor: the context meter, the session picker, the
-transcript, and the compaction preview.
+"""Read-only views of chat sessions for the editor: the session tree, the context meter, the
+session picker, the transcript, and the compaction preview.
 
+* ``pi/session/tree`` — the tree view of ``pi-lsp session tree --json``;
 * ``pi/session/usage`` — what the next request of a session (or of a working directory, with no
   session) fills its context window with, by kind (:mod:`pi_lsp.prompt.usage`), against the
   model's window and the compaction threshold (``window − reserveTokens``);
@@ -37,18 +38,10 @@ from pi_lsp.agent.providers.config import (
 )
 from pi_lsp.prompt.usage import context_usage
 from pi_lsp.resources.loader import Resources
-from pi_lsp.server.chat import (
-    COMPACT,
-    ChatSession,
-    ChatSessions,
-    _params,
-    _path,
-    _string,
-    failed,
-    sessions_of,
-)
+from pi_lsp.server.features.chat.runs import COMPACT
+from pi_lsp.server.features.chat.sessions import ChatSession, ChatSessions, sessions_of
 from pi_lsp.server.language_server import PiLanguageServer
-from pi_lsp.server.trust_requests import agent_dir_of
+from pi_lsp.server.requests import agent_dir_of, failed, path_param, read_params, string_param
 from pi_lsp.session.compaction_preview import preview_compaction
 from pi_lsp.session.context import SessionContext, build_session_context
 from pi_lsp.session.entries import default_session_dir
@@ -56,7 +49,9 @@ from pi_lsp.session.errors import SessionFileError
 from pi_lsp.session.listing import list_sessions
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tokens import compaction_settings
+from pi_lsp.session.tree_view import build_tree_view, tree_view_json
 
+TREE = "pi/session/tree"
 USAGE = "pi/session/usage"
 LIST = "pi/session/list"
 MESSAGES = "pi/session/messages"
@@ -130,11 +125,23 @@ def _model(
     return None
 
 
+# --- pi/session/tree --------------------------------------------------------------------------
+
+
+def session_tree(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
+    found = sessions.locate(ls, read_params(params, TREE), TREE)
+    session = found.session if isinstance(found, ChatSession) else found
+    try:
+        return tree_view_json(build_tree_view(session))
+    except SessionFileError as error:  # e.g. rewritten in place since it was loaded
+        raise failed(f"{TREE}: {error}", {"path": error.path}) from error
+
+
 # --- pi/session/usage -------------------------------------------------------------------------
 
 
 def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
-    raw = _params(params, USAGE)
+    raw = read_params(params, USAGE)
     held: ChatSession | None = None
     session: SessionFile | None = None
     context: SessionContext | None = None
@@ -143,8 +150,8 @@ def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> 
         context = _context(session)
         cwd = session.cwd
     else:
-        cwd_param = _string(raw, "cwd", USAGE)
-        cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+        cwd_param = string_param(raw, "cwd", USAGE)
+        cwd = path_param(ls, cwd_param) if cwd_param is not None else ls.state.root
     resources = ls.state.snapshot(cwd)
     document = ls.state.prompt(cwd)
     messages = context.messages if context is not None else []
@@ -170,12 +177,12 @@ def session_usage(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> 
 
 
 async def session_list(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-    raw = _params(params, LIST)
-    cwd_param = _string(raw, "cwd", LIST)
-    session_dir = _string(raw, "sessionDir", LIST)
-    cwd = _path(ls, cwd_param) if cwd_param is not None else ls.state.root
+    raw = read_params(params, LIST)
+    cwd_param = string_param(raw, "cwd", LIST)
+    session_dir = string_param(raw, "sessionDir", LIST)
+    cwd = path_param(ls, cwd_param) if cwd_param is not None else ls.state.root
     if session_dir is not None:
-        folder = _path(ls, session_dir)
+        folder = path_param(ls, session_dir)
         only_cwd = cwd if cwd_param is not None else None
     else:
         folder = default_session_dir(os.path.realpath(cwd), agent_dir_of(ls))
@@ -189,8 +196,8 @@ async def session_list(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
 
 
 def session_messages(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
-    raw = _params(params, MESSAGES)
-    leaf = _string(raw, "leafId", MESSAGES)
+    raw = read_params(params, MESSAGES)
+    leaf = string_param(raw, "leafId", MESSAGES)
     held, session = _located(ls, sessions, raw, MESSAGES)
     if leaf is not None and session.get_entry(leaf) is None:
         raise JsonRpcInvalidParams(f"{MESSAGES}: Entry {leaf} not found")
@@ -252,6 +259,10 @@ def _compact_preview(
 
 def register(server: PiLanguageServer) -> None:
     sessions = sessions_of(server)
+
+    @server.feature(TREE)
+    def tree(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return session_tree(ls, sessions, params)
 
     @server.feature(USAGE)
     def usage(ls: PiLanguageServer, params: Any) -> dict[str, Any]:

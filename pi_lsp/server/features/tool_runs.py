@@ -6,8 +6,8 @@ the result — and, where the client allows it, ``$/progress`` with the number o
 The response is the tool's result. Cancelling the request (``$/cancelRequest``) or the progress
 (``window/workDoneProgress/cancel``) aborts the tool: bash kills the command's process group,
 the ``end`` event carries the aborted result, and a cancelled request is answered with
-``RequestCancelled``. :func:`stop_all` aborts every run at shutdown. The protocol is described
-in ``docs/protocol.md``.
+``RequestCancelled``. :meth:`ToolRuns.shutdown` aborts every run at shutdown. The protocol is
+described in ``docs/protocol.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import concurrent.futures
 import logging
 import os
 import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,43 +26,26 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.server.event_stream import Event, EventStream
-from pi_lsp.server.language_server import PiLanguageServer
+from pi_lsp.server.language_server import PROGRESS_CREATE_TIMEOUT, PiLanguageServer
+from pi_lsp.server.requests import (
+    ABORT_GRACE,
+    EVENT_METHOD,
+    SHUTDOWN_WAIT,
+    is_id,
+    plain,
+    shut_down,
+)
 from pi_lsp.tools.base import ABORTED_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
 from pi_lsp.tools.registry import InvalidToolCall, execute, prepare_call
 
 log = logging.getLogger(__name__)
 
 METHOD = "pi/runTool"
-EVENT_METHOD = "pi/event"
-#: Seconds an aborted tool gets to wind down (bash: kill the group, read the rest of the
-#: pipe) before its task is cancelled outright.
-ABORT_GRACE = 5.0
-#: Seconds to wait for the client to accept a server-made progress token.
-PROGRESS_CREATE_TIMEOUT = 2.0
 
 StreamId = str | int
 
 
 # --- params -----------------------------------------------------------------------------------
-
-
-def plain(value: Any) -> Any:
-    """JSON-like data as plain dicts and lists.
-
-    pygls hands the params of a custom request over as namedtuples (nested ones too); tools
-    want the dicts the client sent.
-    """
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {str(k): plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +69,10 @@ def parse_request(params: Any, root: str) -> RunRequest:
     if cwd is not None and not isinstance(cwd, str):
         raise JsonRpcInvalidParams(f"{METHOD}: 'cwd' must be a path")
     stream = raw.get("stream")
-    if stream is not None and not _is_id(stream):
+    if stream is not None and not is_id(stream):
         raise JsonRpcInvalidParams(f"{METHOD}: 'stream' must be a string or an integer")
     token = raw.get("workDoneToken")
-    if token is not None and not _is_id(token):
+    if token is not None and not is_id(token):
         raise JsonRpcInvalidParams(f"{METHOD}: 'workDoneToken' must be a string or an integer")
     return RunRequest(
         tool=tool,
@@ -99,12 +81,6 @@ def parse_request(params: Any, root: str) -> RunRequest:
         stream=stream,
         work_done_token=token,
     )
-
-
-def _shut_down(ls: PiLanguageServer) -> bool:
-    """Whether the client asked the server to shut down: then nothing more is sent (the
-    runs still going are being torn down, and the output may already be closed)."""
-    return bool(getattr(ls.protocol, "_shutdown", False))
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -189,7 +165,7 @@ class Progress:
             cancelled.add_done_callback(on_done)
 
     def report(self, lines: int) -> None:
-        if self.token is None or self._ended or lines == self._reported or _shut_down(self._ls):
+        if self.token is None or self._ended or lines == self._reported or shut_down(self._ls):
             return
         self._reported = lines
         self._ls.work_done_progress.report(
@@ -201,7 +177,7 @@ class Progress:
             return
         self._ended = True
         self._ls.work_done_progress.tokens.pop(self.token, None)  # pygls keeps them forever
-        if _shut_down(self._ls):
+        if shut_down(self._ls):
             return
         self._ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
@@ -219,8 +195,12 @@ class ToolRuns:
     def new_stream_id(self) -> str:
         return f"tool-{uuid.uuid4().hex[:16]}"
 
-    async def stop(self, timeout: float) -> None:
-        """Abort every run and wait (at most ``timeout`` seconds) until each has answered."""
+    async def shutdown(self, timeout: float = SHUTDOWN_WAIT) -> None:
+        """Abort every run and wait (at most ``timeout`` seconds) until each has answered.
+
+        At the ``shutdown`` request: no command may outlive the server, and a run that ends
+        before ``exit`` gets its ``end`` event and its response out while the output is open.
+        """
         for signal in list(self.active.values()):
             signal.abort()
         if self.tasks:
@@ -262,7 +242,7 @@ async def _run(
 
     def send(event: Event) -> None:
         nonlocal send_failed
-        if _shut_down(ls):
+        if shut_down(ls):
             return
         try:
             ls.protocol.notify(EVENT_METHOD, event)
@@ -338,22 +318,14 @@ async def _settle(task: asyncio.Future[ToolResult]) -> ToolResult:
 
 # --- registration -----------------------------------------------------------------------------
 
-_RUNS: weakref.WeakKeyDictionary[PiLanguageServer, ToolRuns] = weakref.WeakKeyDictionary()
 
-
-async def stop_all(server: PiLanguageServer, timeout: float = ABORT_GRACE + 1) -> None:
-    """Abort every ``pi/runTool`` run of ``server`` and wait until each has answered.
-
-    For the ``shutdown`` handler: no command may outlive the server, and a run that ends
-    before ``exit`` gets its ``end`` event and its response out while the output is open.
-    """
-    runs = _RUNS.get(server)
-    if runs is not None:
-        await runs.stop(timeout)
+def runs_of(server: PiLanguageServer) -> ToolRuns:
+    """The ``pi/runTool`` runs ``server`` holds."""
+    return server.feature_state(ToolRuns)
 
 
 def register(server: PiLanguageServer) -> None:
-    runs = _RUNS.setdefault(server, ToolRuns())
+    runs = runs_of(server)
 
     @server.feature(METHOD)
     async def run_tool(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
