@@ -267,7 +267,7 @@ async def test_cancelling_stops_the_model_stream_and_kills_the_command(workspace
             await client.shutdown_session()
 
 
-async def test_stop_all_kills_the_commands_of_every_chat(tmp_path: Path) -> None:
+async def test_stopping_the_features_kills_the_commands_of_every_chat(tmp_path: Path) -> None:
     """What the shutdown handler is to call: every command dies, every session is released."""
 
     class Wire:

@@ -418,7 +418,7 @@ class Wire:
         pass
 
 
-async def test_stop_all_aborts_the_runs_and_waits_until_they_answered(tmp_path: Path) -> None:
+async def test_shutdown_aborts_the_runs_and_waits_until_they_answered(tmp_path: Path) -> None:
     """What the shutdown handler calls: every command dies, every run gets its end event."""
     server = PiLanguageServer()
     wire = Wire()

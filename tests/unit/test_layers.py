@@ -12,9 +12,10 @@ Lowest first; a module may import its own package and the layers below it:
 
 Only ``server`` imports pygls, lsprotocol and watchfiles; only ``cli`` imports argparse; no
 module reaches for another module's private (``_name``) names. Imports under
-``if TYPE_CHECKING:`` and inside functions count like any other: they are dependencies too.
+``if TYPE_CHECKING:`` and inside functions count like any other — they are dependencies too —
+and so do ``importlib.import_module("…")`` / ``__import__("…")`` with a literal name.
 
-The scan is an AST walk over every file of the package (a few hundred milliseconds), run on
+The scan is an AST walk over every file of the package (about a second), run on
 the real tree and, to prove it can fail, on the tree with one violation of each kind added.
 """
 
@@ -101,28 +102,65 @@ class _Import:
     line: int
     target: str  # absolute module name
     names: tuple[str, ...]  # names taken from it (``from x import a, b``)
+    #: the local names it binds, each to the module it stands for (``import a.b as c``: c → a.b)
+    binds: tuple[tuple[str, str], ...] = ()
+
+
+_DYNAMIC_IMPORTS = frozenset({"import_module", "__import__"})
 
 
 def _imports(module: str, is_package: bool, tree: ast.AST) -> Iterator[_Import]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield _Import(node.lineno, alias.name, ())
+                bound = (
+                    (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
+                )
+                yield _Import(node.lineno, alias.name, (), (bound,))
         elif isinstance(node, ast.ImportFrom):
             target = _absolute(module, is_package, node)
-            yield _Import(node.lineno, target, tuple(alias.name for alias in node.names))
+            names = tuple(alias.name for alias in node.names)
+            binds = tuple(
+                (alias.asname or alias.name, f"{target}.{alias.name}") for alias in node.names
+            )
+            yield _Import(node.lineno, target, names, binds)
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            first = node.args[0]
+            literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+            if name in _DYNAMIC_IMPORTS and literal:
+                yield _Import(node.lineno, str(first.value), ())
 
 
-def _private_attributes(tree: ast.AST, module_aliases: set[str]) -> Iterator[tuple[int, str]]:
-    """``alias._name`` where ``alias`` is a pi_lsp module bound by an import."""
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of attributes over a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _private_attributes(
+    tree: ast.AST, bound: Mapping[str, str], modules: frozenset[str]
+) -> Iterator[tuple[int, str]]:
+    """``m._name`` where ``m`` spells a pi_lsp module through the names the imports bound."""
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in module_aliases
-            and _is_private(node.attr)
-        ):
-            yield node.lineno, f"{node.value.id}.{node.attr}"
+        if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
+            continue
+        spelled = _dotted(node.value)
+        if spelled is None:
+            continue
+        head, _, rest = spelled.partition(".")
+        if head not in bound:
+            continue
+        target = bound[head] + (f".{rest}" if rest else "")
+        if target in modules:
+            yield node.lineno, f"{spelled}.{node.attr}"
 
 
 def violations(root: Path, appended: Mapping[str, str] | None = None) -> list[Violation]:
@@ -142,6 +180,19 @@ def violations(root: Path, appended: Mapping[str, str] | None = None) -> list[Vi
     return found
 
 
+def _layer_problem(module: str, mine: str | None, target: str) -> str | None:
+    theirs = layer_of(target)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    if theirs not in RANK or mine not in RANK:
+        return f"{module} or {target} has no layer"
+    if RANK[theirs] > RANK[mine]:
+        return f"{mine} imports {target} (a higher layer)"
+    if RANK[theirs] == RANK[mine] and (mine, theirs) not in ALLOWED_SIDEWAYS:
+        return f"{mine} imports {target} (side by side)"
+    return None
+
+
 @functools.cache
 def _violations_in(
     relative: str, module: str, is_package: bool, text: str, modules: frozenset[str]
@@ -150,32 +201,28 @@ def _violations_in(
     found: list[Violation] = []
     mine = layer_of(module)
     tree = ast.parse(text, filename=relative)
-    module_aliases: set[str] = set()
+    bound: dict[str, str] = {}
     for item in _imports(module, is_package, tree):
         where = f"{relative}:{item.line}"
+        bound.update(item.binds)
         top = item.target.split(".")[0]
         owner = OWNED_IMPORTS.get(top)
         if owner is not None and mine != owner[0]:
             found.append(Violation(where, f"{mine} imports {item.target} ({owner[1]})"))
         if top != "pi_lsp":
             continue
-        for name in item.names:
-            if f"{item.target}.{name}" in modules:
-                module_aliases.add(name)  # ``from pi_lsp.server import chat``
         private = [name for name in item.names if _is_private(name)]
         if item.target != module and (private or _is_private(item.target.split(".")[-1])):
             what = ", ".join(private) if private else item.target
             found.append(Violation(where, f"imports private {what} from {item.target}"))
-        theirs = layer_of(item.target)
-        if mine is None or theirs is None or mine == theirs:
-            continue
-        if theirs not in RANK or mine not in RANK:
-            found.append(Violation(where, f"{module} or {item.target} has no layer"))
-        elif RANK[theirs] > RANK[mine]:
-            found.append(Violation(where, f"{mine} imports {item.target} (a higher layer)"))
-        elif RANK[theirs] == RANK[mine] and (mine, theirs) not in ALLOWED_SIDEWAYS:
-            found.append(Violation(where, f"{mine} imports {item.target} (side by side)"))
-    for line, name in _private_attributes(tree, module_aliases):
+        # ``from pi_lsp import server`` imports the module pi_lsp.server
+        submodules = [f"{item.target}.{name}" for name in item.names]
+        targets = [name for name in submodules if name in modules] or [item.target]
+        for target in targets:
+            problem = _layer_problem(module, mine, target)
+            if problem is not None:
+                found.append(Violation(where, problem))
+    for line, name in _private_attributes(tree, bound, modules):
         found.append(Violation(f"{relative}:{line}", f"reads private {name}"))
     return tuple(found)
 
@@ -224,7 +271,7 @@ def test_the_base_imports_nothing_of_pi_lsp() -> None:
         (
             "pi_lsp/lint/checks.py",
             "from pi_lsp.agent import model_api",
-            "lint imports pi_lsp.agent (side by side)",
+            "lint imports pi_lsp.agent.model_api (side by side)",
         ),
         (
             "pi_lsp/server/features/hover.py",
@@ -234,7 +281,7 @@ def test_the_base_imports_nothing_of_pi_lsp() -> None:
         (
             "pi_lsp/js/text.py",
             "from pi_lsp.tools import truncation",
-            "js imports pi_lsp.tools (a higher layer)",
+            "js imports pi_lsp.tools.truncation (a higher layer)",
         ),
         (
             "pi_lsp/agent/loop.py",
@@ -256,14 +303,48 @@ def test_the_base_imports_nothing_of_pi_lsp() -> None:
             "from pi_lsp.prompt import tokens\nX = tokens._cache",
             "reads private tokens._cache",
         ),
+        (
+            "pi_lsp/prompt/usage.py",
+            "from pi_lsp.prompt import tokens as tk\nX = tk._cache",
+            "reads private tk._cache",
+        ),
+        (
+            "pi_lsp/prompt/usage.py",
+            "import pi_lsp.prompt.tokens as tk\nX = tk._cache",
+            "reads private tk._cache",
+        ),
+        (
+            "pi_lsp/prompt/usage.py",
+            "import pi_lsp.prompt.tokens\nX = pi_lsp.prompt.tokens._cache",
+            "reads private pi_lsp.prompt.tokens._cache",
+        ),
+        (
+            "pi_lsp/tools/read.py",
+            "from pi_lsp import server",
+            "tools imports pi_lsp.server (a higher layer)",
+        ),
+        (
+            "pi_lsp/server/setup.py",
+            "from .. import cli",
+            "server imports pi_lsp.cli (side by side)",
+        ),
+        (
+            "pi_lsp/server/requests.py",
+            'import importlib\nM = importlib.import_module("pi_lsp.cli.check")',
+            "server imports pi_lsp.cli.check (side by side)",
+        ),
+        (
+            "pi_lsp/lint/engine.py",
+            'M = __import__("pi_lsp.agent.model_api")',
+            "lint imports pi_lsp.agent.model_api (side by side)",
+        ),
     ],
 )
 def test_a_new_violation_is_reported(relative: str, code: str, message: str) -> None:
     path = PACKAGE_ROOT / relative
     assert path.is_file(), f"{relative} is gone: pick another module for this case"
     line = len(path.read_text(encoding="utf-8").splitlines()) + 1
-    if message.startswith("reads"):
-        line += code.count("\n")
+    line += code.count("\n")  # the last line of the added code holds the violation
     found = [str(v) for v in violations(PACKAGE_ROOT, {relative: code})]
     assert found == [f"{relative}:{line}: {message}"]
 

@@ -147,8 +147,6 @@ class ChatSessions:
         self.sessions: dict[str, ChatSession] = {}
         self.selected: tuple[str, str] | None = None
 
-    # -- models -----------------------------------------------------------------------------
-
     # -- finding and opening sessions -------------------------------------------------------
 
     def held_by_path(self, path: str) -> ChatSession | None:
