@@ -99,8 +99,9 @@ def main():
             st["with conflicts" if labels["conflicts"] else "without conflicts"] += 1
             for k in ("conflicts", "overrides", "negatives"):
                 st[k] += len(labels.get(k, []))
-            for item in labels["conflicts"] + labels.get("overrides", []):
-                dims[item["dimension"]] += 1
+            for k in ("conflicts", "overrides"):
+                for item in labels.get(k, []):
+                    dims[item["dimension"], k] += 1
         if s == "test":
             check_sums(root, errs)
     for e in errs:
@@ -110,8 +111,9 @@ def main():
             print(s, dict(stats[s]))
     if "--stats" in sys.argv:
         for s in ("test", "dev"):
-            for d, n in sorted(stats.get(s + "/dims", {}).items()):
-                print(f"  {s}\t{n}\t{d}")
+            dims = stats.get(s + "/dims", {})
+            for d in sorted({d for d, _ in dims}):
+                print(f"  {s}\t{dims[d, 'conflicts']}\t{dims[d, 'overrides']}\t{d}")
     return 1 if errs else 0
 
 
