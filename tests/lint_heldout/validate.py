@@ -3,18 +3,24 @@
 
 usage: python3 tests/lint_heldout/validate.py [--stats]
 """
-import collections, hashlib, json, os, sys
+
+import collections
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def chain(case, cwd):
-    """Files Pi loads for cwd: the global file, then AGENTS.md (else CLAUDE.md) from project/ down."""
+    """Files Pi loads for cwd: the global file, then AGENTS.md (else CLAUDE.md) downwards."""
     out = ["agent/AGENTS.md"] if os.path.isfile(os.path.join(case, "agent/AGENTS.md")) else []
     parts = cwd.split("/")
     for i in range(1, len(parts) + 1):
         for name in ("AGENTS.md", "CLAUDE.md"):
-            rel = "/".join(parts[:i] + [name])
+            rel = "/".join([*parts[:i], name])
             if os.path.isfile(os.path.join(case, rel)):
                 out.append(rel)
                 break
@@ -28,7 +34,7 @@ def check_case(case, errs):
         errs.append(f"{name}: want exactly one cwd marker under project/, found {marks}")
         return None
     ch = chain(case, marks[0])
-    labels = json.load(open(os.path.join(case, "labels.json")))
+    labels = json.loads(Path(case, "labels.json").read_text(encoding="utf-8"))
     if not labels.get("description"):
         errs.append(f"{name}: no description")
 
@@ -36,13 +42,16 @@ def check_case(case, errs):
         rel, _, line = ref.rpartition(":")
         path = os.path.join(case, rel)
         if not os.path.isfile(path):
-            errs.append(f"{name}: {ref}: no such file"); return None
-        lines = open(path, encoding="utf-8").read().split("\n")
+            errs.append(f"{name}: {ref}: no such file")
+            return None
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
         n = int(line)
         if not 1 <= n <= len(lines) or not lines[n - 1].strip():
-            errs.append(f"{name}: {ref}: line out of range or blank"); return None
+            errs.append(f"{name}: {ref}: line out of range or blank")
+            return None
         if rel not in ch:
-            errs.append(f"{name}: {ref}: not on the chain {ch}"); return None
+            errs.append(f"{name}: {ref}: not on the chain {ch}")
+            return None
         return ch.index(rel), n
 
     for kind in ("conflicts", "overrides"):
@@ -53,7 +62,8 @@ def check_case(case, errs):
             if not item.get("dimension") or not item.get("why"):
                 errs.append(f"{name}: {kind}: missing dimension or why")
     for item in labels.get("negatives", []):
-        where(item["a"]); where(item["b"])
+        where(item["a"])
+        where(item["b"])
         if not item.get("why"):
             errs.append(f"{name}: negative without why")
     return labels
@@ -62,9 +72,10 @@ def check_case(case, errs):
 def check_sums(root, errs):
     sums = os.path.join(root, "SHA256SUMS")
     if not os.path.isfile(sums):
-        errs.append("test/SHA256SUMS missing"); return
+        errs.append("test/SHA256SUMS missing")
+        return
     want = {}
-    for line in open(sums):
+    for line in Path(sums).read_text(encoding="utf-8").splitlines(keepends=True):
         digest, _, rel = line.rstrip("\n").partition("  ")
         want[rel] = digest
     have = {}
@@ -72,7 +83,7 @@ def check_sums(root, errs):
         for f in fs:
             rel = os.path.relpath(os.path.join(r, f), root)
             if rel != "SHA256SUMS":
-                have[rel] = hashlib.sha256(open(os.path.join(r, f), "rb").read()).hexdigest()
+                have[rel] = hashlib.sha256(Path(r, f).read_bytes()).hexdigest()
     if sorted(want) != list(want):
         errs.append("test/SHA256SUMS is not sorted by path")
     for rel in sorted(set(want) | set(have)):
