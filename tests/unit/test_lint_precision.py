@@ -5,7 +5,8 @@ context files, an empty file named ``cwd`` in the working directory, and ``label
 ``{"description": …, "conflicts": [{"later": "path:line", "earlier": "path:line",
 "override": true?}]}`` with paths relative to the case folder and 1-based lines. An empty
 list marks a near miss. The chain is built as Pi builds it: the agent dir's file, then the
-file Pi picks in every folder from ``project/`` down to the cwd.
+file Pi picks in every folder from ``project/`` down to the cwd
+(:func:`tests.lint_eval.workspaces.build_chain`, which ``python -m tests.lint_eval`` shares).
 """
 
 from __future__ import annotations
@@ -17,40 +18,14 @@ from dataclasses import dataclass
 import pytest
 
 from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, find_conflicts
-from pi_lsp.resources.context_files import ContextFile, read_context_file
+from tests.lint_eval.workspaces import SET_FOLDERS, build_chain
 
-CASES_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lint_cases")
+CASES_DIR = SET_FOLDERS["cases"]
 CASES = sorted(
     name for name in os.listdir(CASES_DIR) if os.path.isdir(os.path.join(CASES_DIR, name))
 )
 
 Pair = tuple[str, str]
-
-
-def _cwd(case: str) -> str:
-    for directory, _dirs, files in os.walk(case):
-        if "cwd" in files:
-            return directory
-    raise AssertionError(f"{case} has no cwd marker")
-
-
-def build_chain(case: str) -> list[ContextFile]:
-    """The context files a working directory of ``case`` loads, in prompt order."""
-    chain: list[ContextFile] = []
-    agent = os.path.join(case, "agent")
-    if os.path.isdir(agent):
-        found, _ = read_context_file(agent, "global")
-        if found is not None:
-            chain.append(found)
-    project = os.path.join(case, "project")
-    relative = os.path.relpath(_cwd(case), project)
-    directory = project
-    for part in ["", *([] if relative == "." else relative.split(os.sep))]:
-        directory = os.path.join(directory, part) if part else directory
-        found, _ = read_context_file(directory)
-        if found is not None:
-            chain.append(found)
-    return chain
 
 
 @dataclass(frozen=True)
