@@ -7,8 +7,9 @@ key, so each feature checks its params in the same words.
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -17,6 +18,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pi_lsp.agent.providers.config import ModelsConfigError
 from pi_lsp.resources.agent_dir import resolve_agent_dir
 from pi_lsp.server.convert import path_of
+from pi_lsp.server.event_stream import Event
 from pi_lsp.server.language_server import PiLanguageServer
 
 #: LSP's RequestFailed: the request was well formed but could not be carried out.
@@ -119,3 +121,23 @@ def shut_down(ls: PiLanguageServer) -> bool:
     """Whether the client asked the server to shut down: then nothing more is sent (the
     runs still going are being torn down, and the output may already be closed)."""
     return bool(getattr(ls.protocol, "_shutdown", False))
+
+
+def event_sender(ls: PiLanguageServer) -> Callable[[Event], None]:
+    """A sender of ``pi/event`` notifications that never raises: after shutdown it sends
+    nothing, and when the client is gone the run must still end (its tools die), so a failed
+    send is logged once and the rest are dropped."""
+    failed_once = False
+
+    def send(event: Event) -> None:
+        nonlocal failed_once
+        if shut_down(ls):
+            return
+        try:
+            ls.protocol.notify(EVENT_METHOD, event)
+        except Exception:
+            if not failed_once:
+                logging.getLogger(__name__).exception("sending %s failed", EVENT_METHOD)
+            failed_once = True
+
+    return send

@@ -29,8 +29,8 @@ from pi_lsp.server.event_stream import Event, EventStream
 from pi_lsp.server.language_server import PROGRESS_CREATE_TIMEOUT, PiLanguageServer
 from pi_lsp.server.requests import (
     ABORT_GRACE,
-    EVENT_METHOD,
     SHUTDOWN_WAIT,
+    event_sender,
     is_id,
     plain,
     shut_down,
@@ -238,18 +238,12 @@ async def _run(
 ) -> dict[str, Any]:
     progress = await Progress.open(ls, request.work_done_token)
     output = LineCounter()
-    send_failed = False
+    notify = event_sender(ls)
 
     def send(event: Event) -> None:
-        nonlocal send_failed
         if shut_down(ls):
             return
-        try:
-            ls.protocol.notify(EVENT_METHOD, event)
-        except Exception:  # the client is gone; the tool must still finish (and be killed)
-            if not send_failed:
-                log.exception("sending %s failed", EVENT_METHOD)
-            send_failed = True
+        notify(event)
         if event.get("type") == "output":
             output.add(event["text"])
             progress.report(output.lines)

@@ -27,19 +27,18 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pi_lsp.agent.provider_summarizer import ProviderSummarizer
 from pi_lsp.agent.providers.secret import KNOWN_SECRETS
 from pi_lsp.agent.session_agent import COMPACTION_IN_PROGRESS, NEEDS_STREAMING_BEHAVIOR
-from pi_lsp.server.event_stream import Event, EventStream
+from pi_lsp.server.event_stream import EventStream
 from pi_lsp.server.features.chat.events import last_assistant, text_of
 from pi_lsp.server.features.chat.models import thinking_param
 from pi_lsp.server.features.chat.sessions import ChatSession, ChatSessions, abort_now
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import (
     ABORT_GRACE,
-    EVENT_METHOD,
+    event_sender,
     failed,
     flag_param,
     path_param,
     read_params,
-    shut_down,
     string_param,
 )
 from pi_lsp.session.branch_summary import RUN_ACTIVE, navigate_tree
@@ -222,20 +221,7 @@ async def _queue(held: ChatSession, text: str, behavior: Any) -> dict[str, Any]:
 
 def _open_stream(ls: PiLanguageServer, held: ChatSession) -> EventStream:
     held.turn += 1
-    failed_once = False
-
-    def send(event: Event) -> None:
-        nonlocal failed_once
-        if shut_down(ls):
-            return
-        try:
-            ls.protocol.notify(EVENT_METHOD, event)
-        except Exception:  # the client is gone: the run must still end (and its tools die)
-            if not failed_once:
-                log.exception("sending %s failed", EVENT_METHOD)
-            failed_once = True
-
-    stream = EventStream(send, {"session": held.session_id, "turn": held.turn})
+    stream = EventStream(event_sender(ls), {"session": held.session_id, "turn": held.turn})
     held.stream = stream
     return stream
 
