@@ -338,8 +338,93 @@ _REVERSE_NEGATION = re.compile(
 )
 
 
+# A convention stated as a fact about the project: "strings use single quotes", "the project
+# builds with Gradle", "tests live in `tests/`", "PRs are squash-merged", "our formatter is
+# Prettier", "we're on pnpm", "commits follow Conventional Commits". The subject is at most six
+# words (tried from the shortest, each a whole word: at most seven tries of the verb list);
+# the verb is in the present tense.
+_STATEMENT = re.compile(
+    r"^\W*+(?:we|they)[\'\u2019]re\s++(?:on|using)\b|"
+    r"^\W*+(?P<subject>(?:[\w`'\u2019@./*+-]++\s++){0,6}?)"
+    r"(?:uses|use|is using|are using|builds?\s++(?:with|using|via|on)|"
+    r"(?:is|are)\s++(?:built|bundled|tested|formatted|linted|managed|installed|written|"
+    r"indented|wrapped|kept|limited|capped|pinned|squash-merged|squashed|rebased|merged|"
+    r"typed|checked|validated|logged|handled|stored|named|versioned|required|"
+    r"configured|set|done|run|enforced|restricted)\b|"
+    r"lives?\s++(?:in|under|next to|beside|alongside|inside)|"
+    r"follows?|go(?:es)?\s++through|comes?\s++from|targets?|requires?|"
+    r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
+    r"(?:is|are)\s++on|(?P<copula>is|are))\b",
+    re.IGNORECASE,
+)
+#: a subject that speaks of some cases only ("some packages use …", "older services …")
+_PARTIAL_SUBJECT = re.compile(
+    r"^\W*+(?:some|several|many|most|few|a few|certain|other|others|older|legacy|one|two|"
+    r"a|an|sometimes|often|usually|occasionally|here|there|what|which|who|why|how|where|"
+    r"it|that|this file|nothing|no one|nobody|each of)\b",
+    re.IGNORECASE,
+)
+#: past-tense narrative: what happened, not what to do
+_NARRATIVE = re.compile(
+    r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
+    r"historically|last (?:year|month|week|quarter|release|sprint)|ago|until recently|"
+    r"in the past|back then|at first|migrated|moved|switched|replaced|converted|introduced|"
+    r"adopted|dropped|removed|started|decided)\b",
+    re.IGNORECASE,
+)
+#: a hedge before a value: the value is allowed, not chosen ("you may use …", "can be run
+#: with …"); "may not" / "cannot" / "can't" forbid and are no hedge
+_HEDGE = re.compile(
+    r"\b(?:may|might|could)\b(?!\s++not\b)|\bcan\b(?![\'\u2019]t|\s++not\b)",
+    re.IGNORECASE,
+)
+#: a hedge anywhere in the clause: nothing in it is a choice
+_HEDGE_ANYWHERE = re.compile(
+    r"\b(?:optional(?:ly)?|if you (?:like|prefer|want|wish)|feel free|is fine|is ok(?:ay)?|"
+    r"are fine|also works|works too|up to you|either works)\b",
+    re.IGNORECASE,
+)
+# A subordinate clause after the main clause: the values in it are conditions, not choices
+# ("use pnpm, even when a README says npm", "use Vitest unless the package already has Jest").
+_TAIL_SUBORDINATE = re.compile(
+    r"\b(?:even (?:when|if|though|where)|unless|except|other than|if|when|whenever|where|"
+    r"although|though|because|since|as long as|until|while|whereas)\b",
+    re.IGNORECASE,
+)
+
+
+#: what may stand between "is" / "are" and the value it names: blanks, marks, "the"
+_COPULA_FILL = re.compile(r"[\s`*_\"'\x1a]*+(?:the\s++)?[\s`*_\"'\x1a]*+", re.IGNORECASE)
+
+
+def _statement(clause: str) -> re.Match[str] | None:
+    """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
+    not one: a partial subject ("some packages"), a subject that names a part of the project
+    by its path or code (a scope), past-tense narrative, a hedge, a question."""
+    if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
+        return None
+    match = _STATEMENT.match(clause)
+    if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
+        return None
+    subject = match.group("subject") or ""
+    if CODE_MASK in subject or "/" in subject or _HEDGE.search(clause, 0, match.end()):
+        return None
+    return match
+
+
 def is_directive(clause: str) -> bool:
-    """Whether ``clause`` reads as an instruction rather than a description."""
+    """Whether ``clause`` reads as an instruction rather than a description: an imperative,
+    a modal, a prohibition, or a convention stated as a fact about the project ("strings use
+    single quotes"; a bare "X is Y" counts only where it names a value)."""
+    if _HEDGE_ANYWHERE.search(clause):
+        return False
+    if _imperative(clause):
+        return True
+    statement = _statement(clause)
+    return statement is not None and statement.group("copula") is None
+
+
+def _imperative(clause: str) -> bool:
     return bool(
         _DIRECTIVE.match(clause) or _MODAL_DIRECTIVE.search(clause) or _NEGATED_START.match(clause)
     )
@@ -455,26 +540,41 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     """
     masked = clause if masked is None else masked
     hits = _hits(clause)
-    if not hits or _SCOPED.match(masked):
+    if not hits or _SCOPED.match(masked) or masked.rstrip().endswith("?"):
+        return []
+    if _HEDGE_ANYWHERE.search(masked):
         return []
     label = _LABEL.match(clause)
-    directive = is_directive(masked)
+    directive = _imperative(masked)
     body_start = label.start(2) if label else 0
     if label and not directive:
-        directive = is_directive(masked[body_start:])
+        directive = _imperative(masked[body_start:])
+    #: values before this offset are the subject of a stated convention, not its choice
+    after_verb = 0
+    value_by: int | None = None
+    if not directive:
+        statement = _statement(masked[body_start:])
+        if statement is not None:
+            directive = True
+            if "required" not in statement.group(0).lower():  # "Node 20 is required"
+                after_verb = body_start + statement.end()
+            if statement.group("copula") is not None:
+                # "our formatter is Prettier" names its value right after the verb; "this is
+                # an npm monorepo" describes, it does not set
+                value_by = after_verb
     prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = _NEGATED_START.match(neutral) is not None
+    cut = _cut(neutral, hits, negated)
+    hits = [h for h in hits if h.start < cut and (h.start >= after_verb or _labelled(h, label))]
+    if value_by is not None:
+        hits = [h for h in hits if _COPULA_FILL.fullmatch(masked, value_by, h.start)]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
     previous_stance: Stance | None = None
     for hit in hits:
-        labelled = bool(
-            label
-            and hit.start >= body_start
-            and hit.dimension.label_pattern.search(label.group(1).strip())
-        )
+        labelled = _labelled(hit, label)
         if not (directive or labelled or hit.dimension.setting):
             previous = None
             continue
@@ -493,6 +593,35 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
                 Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
             )
     return _drop_ambiguous(choices)
+
+
+def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:
+    """Whether ``hit`` is the value of a ``Label: value`` line whose label names its
+    dimension."""
+    return bool(
+        label
+        and hit.start >= label.start(2)
+        and hit.dimension.label_pattern.search(label.group(1).strip())
+    )
+
+
+def _cut(neutral: str, hits: list[_Hit], negated: bool) -> int:
+    """Where the part of a clause that makes choices ends: at a hedge before a value ("you
+    may use …"), or, after the first value, at a subordinate clause or past-tense narrative
+    ("use pnpm, even when a README says npm"). In a negated clause the subordinate clause
+    holds what is wanted ("never commit without running `pnpm test`"), so it stays."""
+    cut = len(neutral)
+    hedge = _HEDGE.search(neutral)
+    if hedge is not None:
+        cut = hedge.start()
+    if negated or not hits:
+        return cut
+    first = hits[0].end
+    for pattern in (_TAIL_SUBORDINATE, _NARRATIVE):
+        found = pattern.search(neutral, first)
+        if found is not None:
+            cut = min(cut, found.start())
+    return cut
 
 
 def _drop_ambiguous(choices: list[Choice]) -> list[Choice]:

@@ -39,7 +39,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
-from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
+from pi_lsp.lint.instructions import (
+    Instruction,
+    OutOfTime,
+    covers_whole_repo,
+    extract_instructions,
+)
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
 
@@ -275,7 +280,11 @@ class _ChoiceIndex:
 def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
     """Each instruction against the earliest earlier one it contradicts, per dimension."""
     findings: list[Finding] = []
-    with_choices = [p for p in placed if p.instruction.choices]
+    # a table row scoped to part of the repository ("| apps/web | npm |") is not compared
+    # until scopes are compared whole
+    with_choices = [
+        p for p in placed if p.instruction.choices and covers_whole_repo(p.instruction.scope_hint)
+    ]
     index = _ChoiceIndex()
     for position, later in enumerate(with_choices):
         reported: set[str] = set()

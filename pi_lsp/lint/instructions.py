@@ -21,6 +21,7 @@ import re
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 from markdown_it import MarkdownIt
@@ -53,6 +54,43 @@ class Instruction:
     choices: tuple[Choice, ...]
     heading: tuple[str, ...] = ()
     override: bool = False
+    #: the scope a table row names in its scope column ("apps/web", "TypeScript"); "" for
+    #: text outside such a table. See :func:`covers_whole_repo`.
+    scope_hint: str = ""
+
+
+_WHOLE_REPO = frozenset(
+    {
+        "",
+        "all",
+        "*",
+        "**",
+        "/",
+        ".",
+        "(all)",
+        "all packages",
+        "every package",
+        "everything",
+        "everywhere",
+        "repo",
+        "root",
+        "whole repo",
+        "entire repo",
+        "repo-wide",
+        "global",
+        "default",
+        "any",
+        "-",
+        "\u2013",
+        "\u2014",
+    }
+)
+
+
+def covers_whole_repo(scope_hint: str) -> bool:
+    """Whether a table row's scope (:attr:`Instruction.scope_hint`) covers the whole
+    repository: empty, "all", "*", "root", "everywhere" …"""
+    return scope_hint.strip().strip("`*_").strip().lower() in _WHOLE_REPO
 
 
 _EXAMPLE_HEADING = re.compile(
@@ -65,6 +103,27 @@ _EXAMPLE_LEAD = re.compile(
     r"\bsample\b|\bbad\b|\bwrong\b|\bincorrect\b|\bdon'?t do this\b",
     re.I,
 )
+#: a short lead-in that introduces sample material ("Output:", "Example response:", "Good:")
+_SHORT_LEAD = re.compile(
+    r"^\W*+(?:[\w'-]++\s++){0,2}(?:output|result|response|reply|good|correct|right|"
+    r"before|after|do this instead|like so)\W*+:$",
+    re.I,
+)
+#: a heading that names examples as a place, so its section holds rules for that place
+#: ("Examples package", "Working in `examples/`", "The example app")
+_EXAMPLE_PLACE = re.compile(
+    r"/|\b(?:package|packages|app|apps|folder|folders|directory|directories|dir|project|"
+    r"projects|crate|crates|module|modules|workspace|workspaces|repo|repository|service|"
+    r"services|site|library|working in|contributing to)\b",
+    re.I,
+)
+#: an item of a good/bad pair whose body is a code snippet or a quote ("✅ `const a = 'x'`")
+_GOOD_SAMPLE = re.compile(
+    r"^\W*?(?:\u2705|\u2714\ufe0f?|\u2713|(?:good|correct|right|do)\s*+:)\s*+"
+    r"[\x1a\"'\u201c\u2018]"
+)
+#: a sentence wholly in quotes: a sample of what someone says, not a rule
+_QUOTED_SENTENCE = re.compile(r"^\s*+(?:\"[^\"]++\"|\u201c[^\u201c\u201d]++\u201d)[\s.!?,;:)]*+$")
 _EXAMPLE_SENTENCE = re.compile(
     r"^\W*(?:e\.g\.|i\.e\.|(?:for example|for instance|example|bad|wrong|incorrect)\b)|^\W*[❌✗]",
     re.I,
@@ -153,6 +212,8 @@ def _introduces_example(text: str) -> bool:
     stripped = text.rstrip()
     if not stripped.endswith(":"):
         return False
+    if _SHORT_LEAD.match(stripped):
+        return True
     colon = len(stripped) - 1
     previous = stripped.rfind(":", 0, colon)
     return _EXAMPLE_LEAD.search(stripped, previous + 1, colon) is not None
@@ -234,11 +295,21 @@ def _sentences(plain: str) -> list[tuple[int, int]]:
     return out
 
 
+#: a short label before a dash: "Formatter — Ruff" is one labelled value, not two clauses
+_DASH_LABEL = re.compile(r"^\W*+[A-Za-z][\w./-]*+(?:\s[\w./-]++){0,3}$")
+
+
 def _clauses(text: str) -> list[tuple[int, int]]:
     """Split a sentence at semicolons and dashes that join independent clauses."""
     spans: list[tuple[int, int]] = []
     start = 0
     for match in re.finditer(r";\s+|\s[—–]\s|\s--\s", text):
+        if (
+            start == 0
+            and match.group(0).strip() != ";"
+            and _DASH_LABEL.match(text, 0, match.start())
+        ):
+            continue
         spans.append((start, match.start()))
         start = match.end()
     spans.append((start, len(text)))
@@ -258,6 +329,76 @@ def _blank_asides(plain: _Plain) -> tuple[str, str]:
     readable.append(plain.text[position:])
     masked.append(plain.masked[position:])
     return "".join(readable), "".join(masked)
+
+
+_SCOPE_HEADER = re.compile(
+    r"^(?:packages?|folders?|dir(?:ector(?:y|ies))?|paths?|locations?|languages?|lang|"
+    r"applies to|applies|scope|workspaces?|modules?|crates?|apps?|projects?|services?|"
+    r"components?|subprojects?|file ?types?|files|globs?|where)$",
+    re.I,
+)
+_KEY_HEADER = re.compile(
+    r"^(?:key|setting|settings|option|options|name|item|topic|what|area|concern|category|"
+    r"aspect|parameter|property|field|purpose|task|dimension|config|configuration|"
+    r"convention|rule|limit|tool|tooling)$",
+    re.I,
+)
+_VALUE_HEADER = re.compile(
+    r"^(?:value|values|choice|tool|tools|standard|default|setting|version|we use|"
+    r"answer|decision|policy|convention|limit|requirement|required|current|preferred|"
+    r"what we use|stack|rule)$",
+    re.I,
+)
+
+
+def _header_word(cell: str) -> str:
+    return re.sub(r"\s+", " ", cell).strip(" *_`:").lower()
+
+
+def _table_layout(
+    header: list[str],
+) -> tuple[int | None, list[tuple[int | None, int]]] | None:
+    """How a table states settings: its scope column (if any) and, per instruction of a row,
+    the column holding the label (``None``: the value column's header is the label) and the
+    column holding the value; ``None`` for tables that state no settings."""
+    words = [_header_word(cell) for cell in header]
+    scope = next((i for i, w in enumerate(words) if _SCOPE_HEADER.match(w)), None)
+    rest = [i for i in range(len(words)) if i != scope]
+    if len(rest) >= 2 and _KEY_HEADER.match(words[rest[0]]) and _VALUE_HEADER.match(words[rest[1]]):
+        return scope, [(rest[0], rest[1])]
+    if scope is not None and rest:
+        return scope, [(None, i) for i in rest]
+    return None
+
+
+def _cell_spans(line: str) -> list[tuple[int, int]]:
+    """The columns of each cell's text in a table row (pipes escaped by a backslash stay in
+    their cell)."""
+    bounds = [m.start() for m in re.finditer(r"(?<!\\)\|", line)]
+    stripped = line.strip()
+    if not stripped.startswith("|"):
+        bounds.insert(0, -1)
+    if not stripped.endswith("|") or stripped.endswith("\\|"):
+        bounds.append(len(line))
+    spans: list[tuple[int, int]] = []
+    for left, right in pairwise(bounds):
+        start, end = left + 1, right
+        while start < end and line[start].isspace():
+            start += 1
+        while end > start and line[end - 1].isspace():
+            end -= 1
+        spans.append((start, end))
+    return spans
+
+
+def _is_sample(sentence: str, masked: str) -> bool:
+    """Whether a sentence is example material by its form: an "e.g." / "Bad:" / "❌" start,
+    the good half of a good/bad pair that shows code or a quote, or a sentence in quotes."""
+    return bool(
+        _EXAMPLE_SENTENCE.match(sentence)
+        or _GOOD_SAMPLE.match(masked)
+        or _QUOTED_SENTENCE.match(sentence)
+    )
 
 
 class OutOfTime(Exception):
@@ -303,6 +444,7 @@ class _Extractor:
                 "bullet_list_open",
                 "ordered_list_open",
                 "blockquote_open",
+                "table_open",
             )
             if skip_next_block and (is_block_open or token.type in ("fence", "code_block")):
                 skip_next_block = False
@@ -310,6 +452,8 @@ class _Extractor:
                     skip_level = token.level
                 index += 1
                 continue
+            if token.type == "table_open" and not self._in_example_section():
+                self._table(tokens, index)
             if token.type == "inline" and not in_table and not self._in_example_section():
                 lead = self._inline(token)
                 if lead:
@@ -329,7 +473,76 @@ class _Extractor:
         self.section_override = bool(_OVERRIDE.search(inline.content))
 
     def _in_example_section(self) -> bool:
-        return any(_EXAMPLE_HEADING.search(title) for _, title in self.headings)
+        """Whether the current section is example material: a heading that names examples,
+        samples or templates, unless it is the file's title or names them as a place
+        ("Examples package", "`examples/`"), whose rules are real."""
+        return any(
+            _EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title)
+            for level, title in self.headings
+        )
+
+    def _table(self, tokens: list[Token], index: int) -> None:
+        """Add one instruction per value cell of a settings table (a key column and a value
+        column) or of a table with a scope column (the row's scope, see
+        :attr:`Instruction.scope_hint`)."""
+        rows: list[tuple[int, list[str]]] = []
+        for token in tokens[index + 1 :]:
+            if token.type == "table_close":
+                break
+            if token.type == "tr_open" and token.map is not None:
+                rows.append((token.map[0], []))
+            elif token.type == "inline" and rows:
+                rows[-1][1].append(token.content)
+        if len(rows) < 2:
+            return
+        layout = _table_layout([_plain(cell).text for cell in rows[0][1]])
+        if layout is None:
+            return
+        scope, pairs = layout
+        for line, cells in rows[1:]:
+            self._check_time()
+            if line < len(self.lines):
+                self._table_row(line, cells, rows[0][1], scope, pairs)
+
+    def _table_row(
+        self,
+        line: int,
+        cells: list[str],
+        header: list[str],
+        scope: int | None,
+        pairs: list[tuple[int | None, int]],
+    ) -> None:
+        source = self.lines[line]
+        spans = _cell_spans(source)
+        if len(spans) != len(cells):
+            return
+        scope_hint = _plain(cells[scope]).text.strip() if scope is not None else ""
+        for key, value in pairs:
+            label = _plain(cells[key] if key is not None else header[value]).text.strip()
+            body = _plain(cells[value])
+            if not label or not body.text.strip():
+                continue
+            clause = f"{label}: {body.text}"
+            masked = f"{label}: {body.masked}"
+            choices = tuple(read_choices(clause, masked))
+            start = spans[key if key is not None else value][0]
+            end = spans[value][1]
+            normalized = _normalize(clause)
+            self.out.append(
+                Instruction(
+                    path=self.path,
+                    where=SourceRange(self.path, line, start, line, end),
+                    text=source[start:end],
+                    normalized=normalized,
+                    action=_action(normalized),
+                    polarity=_polarity(body.masked),
+                    directive=is_directive(body.masked) or bool(choices),
+                    choices=choices,
+                    heading=tuple(title for _, title in self.headings),
+                    override=self.section_override or bool(_OVERRIDE.search(body.masked)),
+                    scope_hint=scope_hint,
+                )
+            )
 
     def _inline(self, token: Token) -> bool:
         """Add the sentences of one inline token; True when it introduces an example."""
@@ -361,7 +574,7 @@ class _Extractor:
         sentence = plain.text[begin:end]
         readable = readable_all[begin:end]
         masked = masked_all[begin:end]
-        if _EXAMPLE_SENTENCE.match(sentence):
+        if _is_sample(sentence, masked):
             return
         if _OVERRIDE.search(masked):
             self.section_override = True
