@@ -397,6 +397,12 @@ _TAIL_SUBORDINATE = re.compile(
 _COPULA_FILL = re.compile(r"[\s`*_\"'\x1a]*+(?:the\s++)?[\s`*_\"'\x1a]*+", re.IGNORECASE)
 
 
+#: an obligation whatever its verb ("the build has to pass", "a changelog entry is required")
+_OBLIGATION = re.compile(
+    r"\b(?:must|shall|has to|have to|(?:is|are) (?:required|mandatory))\b", re.IGNORECASE
+)
+
+
 def _statement(clause: str) -> re.Match[str] | None:
     """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
     not one: a partial subject ("some packages"), a subject that names a part of the project
@@ -418,7 +424,7 @@ def is_directive(clause: str) -> bool:
     single quotes"; a bare "X is Y" counts only where it names a value)."""
     if _HEDGE_ANYWHERE.search(clause):
         return False
-    if _imperative(clause):
+    if _imperative(clause) or _OBLIGATION.search(clause):
         return True
     statement = _statement(clause)
     return statement is not None and statement.group("copula") is None

@@ -106,7 +106,7 @@ _EXAMPLE_LEAD = re.compile(
 #: a short lead-in that introduces sample material ("Output:", "Example response:", "Good:")
 _SHORT_LEAD = re.compile(
     r"^\W*+(?:[\w'-]++\s++){0,2}(?:output|result|response|reply|good|correct|right|"
-    r"before|after|do this instead|like so)\W*+:$",
+    r"before|after|do this instead|like so)\s*+:$",
     re.I,
 )
 #: a heading that names examples as a place, so its section holds rules for that place
@@ -486,7 +486,8 @@ class _Extractor:
         column) or of a table with a scope column (the row's scope, see
         :attr:`Instruction.scope_hint`)."""
         rows: list[tuple[int, list[str]]] = []
-        for token in tokens[index + 1 :]:
+        for position in range(index + 1, len(tokens)):
+            token = tokens[position]
             if token.type == "table_close":
                 break
             if token.type == "tr_open" and token.map is not None:

@@ -106,6 +106,15 @@ UNITS: tuple[str, ...] = (
     "#",
     "|",
     "%",
+    "| a ",
+    "| a | b |\n|---|---|\n\n",
+    "we use ",
+    "is ",
+    "even when ",
+    "can ",
+    "\u201c",
+    "\u2705 ",
+    "\x1a",
 )
 #: An opener once, then a filler that never closes it (an unclosed quote, code span, link, tag
 #: or frontmatter block, the value of a key), and a last character that makes a pattern
@@ -127,6 +136,10 @@ OPENED: tuple[tuple[str, str, str], ...] = (
     ("over", " ", "x"),
     ("without", " ", "x"),
     ("e.g.", " ", "x"),
+    ("\u201c", "a ", ""),
+    ("| Setting | Value |\n|---|---|\n", "| Package manager | pnpm |\n", ""),
+    ("| Package | Formatter |\n|---|---|\n", "| `a/b` | Prettier |\n", ""),
+    ("Our formatter is", " ", "x"),
 )
 CORPUS: tuple[tuple[str, str, str], ...] = tuple(("", unit, "") for unit in UNITS) + OPENED
 

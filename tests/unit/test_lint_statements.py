@@ -1,0 +1,182 @@
+"""Instructions read as normative statements: conventions stated as facts, labelled values,
+settings tables with their scope column, subordinate clauses and hedges, and example material
+excluded by its structure rather than by a word in its heading."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.lint.choices import is_directive, read_choices
+from pi_lsp.lint.conflicts import find_conflicts
+from pi_lsp.lint.instructions import covers_whole_repo, extract_instructions
+
+
+def picks(clause: str) -> set[tuple[str, str]]:
+    return {(c.value, c.stance) for c in read_choices(clause)}
+
+
+def values(text: str) -> list[set[tuple[str, str]]]:
+    """The choices of each instruction that makes any, in file order."""
+    found = extract_instructions("AGENTS.md", text)
+    return [{(c.value, c.stance) for c in i.choices} for i in found if i.choices]
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("Strings use single quotes.", {("single quotes", "prefer")}),
+        ("The app uses pnpm.", {("pnpm", "prefer")}),
+        ("We're on pnpm.", {("pnpm", "prefer")}),
+        ("Our formatter is Prettier.", {("prettier", "prefer")}),
+        ("The package manager is `pnpm`.", {("pnpm", "prefer")}),
+        ("The minimum supported version is Python 3.11.", {("Python 3.11", "prefer")}),
+        ("Indentation is 4 spaces.", {("4 spaces", "prefer")}),
+        ("Code is indented with tabs.", {("tabs", "prefer")}),
+        ("Tests are run with pytest.", {("pytest", "prefer")}),
+        ("Node 20 is required.", {("Node.js 20", "prefer")}),
+    ],
+)
+def test_conventions_stated_as_facts_make_choices(
+    clause: str, expected: set[tuple[str, str]]
+) -> None:
+    assert picks(clause) == expected
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "We migrated from Jest to Vitest last year.",
+        "This used to use yarn.",
+        "Some packages use Jest.",
+        "You may use yarn.",
+        "You can use yarn for one-off scripts.",
+        "Scripts can be run with yarn.",
+        "Use yarn if you like.",
+        "Optionally use yarn.",
+        "Do we use yarn here?",
+        "This is an npm workspaces monorepo with TypeScript packages.",
+        "Each server is a package published to npm.",
+        "`apps/web` uses npm.",
+        "pnpm is fast.",
+        "`pnpm install` runs in CI.",
+    ],
+)
+def test_narrative_hedges_questions_and_descriptions_make_none(clause: str) -> None:
+    assert picks(clause) == set()
+
+
+def test_stated_conventions_are_directives_but_hedged_and_past_ones_are_not() -> None:
+    assert is_directive("Commits follow Conventional Commits")
+    assert is_directive("The project builds with Gradle")
+    assert is_directive("Tests live in `tests/`")
+    assert is_directive("PRs are squash-merged")
+    assert is_directive("You must use pnpm") and is_directive("The build has to pass")
+    for hedged in ("You may use yarn", "You can run it with Gradle", "This used to use yarn"):
+        assert not is_directive(hedged), hedged
+    # a bare "X is Y" is a directive only where it names a value (see read_choices)
+    assert not is_directive("Jest tests are slow")
+
+
+def test_a_value_in_a_subordinate_clause_makes_no_choice() -> None:
+    assert picks("Use pnpm, even when a README says npm") == {("pnpm", "prefer")}
+    assert picks("Use Vitest unless the package already has Jest") == {("vitest", "prefer")}
+    assert picks("Use npm except in the docs, where yarn is set up") == {("npm", "prefer")}
+    assert picks("Use pnpm (we moved off yarn in 2023)") == {("pnpm", "prefer")}
+    # a negated clause keeps what its subordinate clause asks for
+    assert picks("Never commit without running `pnpm test`") == {("pnpm", "prefer")}
+    assert picks("Don't use npm unless told otherwise") == {("npm", "reject")}
+    # alternatives in the main clause are still no choice
+    assert picks("Use npm or pnpm") == set()
+
+
+def test_labelled_values_with_bold_and_dashes() -> None:
+    assert values("- **Package manager**: pnpm\n") == [{("pnpm", "prefer")}]
+    assert values("- Formatter — Prettier\n") == [{("prettier", "prefer")}]
+    assert values("- Indentation – 2 spaces\n") == [{("2 spaces", "prefer")}]
+    # a dash after a whole clause still separates clauses
+    assert values("- Use pnpm — never npm.\n") == [{("pnpm", "prefer"), ("npm", "reject")}]
+
+
+SETTINGS = (
+    "# Tools\n\n"
+    "| Setting | Value |\n"
+    "|---------|-------|\n"
+    "| Package manager | `pnpm` |\n"
+    "| Formatter | Prettier |\n"
+)
+
+
+def test_a_settings_table_gives_one_instruction_per_row_at_the_row() -> None:
+    rows = [i for i in extract_instructions("AGENTS.md", SETTINGS) if i.choices]
+    assert [{(c.value, c.stance) for c in i.choices} for i in rows] == [
+        {("pnpm", "prefer")},
+        {("prettier", "prefer")},
+    ]
+    first = rows[0]
+    line = SETTINGS.split("\n")[first.where.start_line]
+    assert first.where.start_line == 4
+    assert line[first.where.start_column : first.where.end_column] == first.text
+    assert first.text == "Package manager | `pnpm`"
+    assert first.scope_hint == ""
+
+
+SCOPED = (
+    "| Package | Package manager | Test runner |\n"
+    "|---|---|---|\n"
+    "| `apps/web` | npm | Jest |\n"
+    "| all | pnpm | Vitest |\n"
+)
+
+
+def test_a_scope_column_becomes_the_rows_scope() -> None:
+    rows = [i for i in extract_instructions("AGENTS.md", SCOPED) if i.choices]
+    assert [(i.scope_hint, sorted(c.value for c in i.choices)) for i in rows] == [
+        ("apps/web", ["npm"]),
+        ("apps/web", ["jest"]),
+        ("all", ["pnpm"]),
+        ("all", ["vitest"]),
+    ]
+    web_npm = rows[0]
+    assert (web_npm.where.start_line, web_npm.where.start_column) == (2, 15)
+    assert covers_whole_repo("all") and covers_whole_repo("") and covers_whole_repo("`*`")
+    assert not covers_whole_repo("apps/web") and not covers_whole_repo("TypeScript")
+
+
+def test_a_row_scoped_to_one_package_makes_no_conflict_with_the_root_rule() -> None:
+    root = ("AGENTS.md", "- Use pnpm.\n- Use Vitest.\n")
+    later = ("pkg/AGENTS.md", SCOPED)
+    found = find_conflicts([root, later])
+    assert [f.rule for f in found] == []
+    whole = ("pkg/AGENTS.md", "| Package | Package manager |\n|---|---|\n| all | npm |\n")
+    [finding] = find_conflicts([root, whole])
+    assert finding.rule == "conflicting-instructions"
+    assert (finding.where.start_line, finding.where.start_column) == (2, 8)
+
+
+def test_tables_that_state_no_settings_are_not_read() -> None:
+    text = "| tool | use |\n| --- | --- |\n| npm | Use npm to publish |\n"
+    assert values(text) == []
+    text = "| Command | Description |\n|---|---|\n| `npm test` | Run the tests |\n"
+    assert values(text) == []
+
+
+def test_an_examples_package_is_read_but_an_examples_section_is_not() -> None:
+    package = "# Examples\n\nUse npm in every example.\n\n## Examples package\n\nUse yarn.\n"
+    assert values(package) == [{("npm", "prefer")}, {("yarn", "prefer")}]
+    place = "# Guide\n\n## Working in `examples/`\n\nUse yarn.\n"
+    assert values(place) == [{("yarn", "prefer")}]
+    section = "# Guide\n\nUse pnpm.\n\n## Examples\n\nUse npm to install the package.\n"
+    assert values(section) == [{("pnpm", "prefer")}]
+
+
+def test_example_material_is_excluded_by_its_form() -> None:
+    text = (
+        "# Examples package\n\n"
+        "Use pnpm.\n\n"
+        "Output:\n\n> I installed it with npm.\n\n"
+        "Good:\n\n- use yarn\n\n"
+        "- \u2705 `yarn add x`\n- \u274c `bun add x`\n\n"
+        '"Use npm for this."\n\n'
+        "```sh\nnpm install\n```\n"
+    )
+    assert values(text) == [{("pnpm", "prefer")}]
