@@ -299,8 +299,9 @@ def _sentences(plain: str) -> list[tuple[int, int]]:
 _DASH_LABEL = re.compile(r"^\W*+[A-Za-z][\w./-]*+(?:\s[\w./-]++){0,3}$")
 
 
-def _clauses(text: str) -> list[tuple[int, int]]:
-    """Split a sentence at semicolons and dashes that join independent clauses."""
+def _clauses(text: str, masked: str = "") -> list[tuple[int, int]]:
+    """Split a sentence at semicolons and dashes that join independent clauses; a dash after
+    a short label without code ("Formatter — Ruff") is a label's, not a clause break."""
     spans: list[tuple[int, int]] = []
     start = 0
     for match in re.finditer(r";\s+|\s[—–]\s|\s--\s", text):
@@ -308,6 +309,7 @@ def _clauses(text: str) -> list[tuple[int, int]]:
             start == 0
             and match.group(0).strip() != ";"
             and _DASH_LABEL.match(text, 0, match.start())
+            and CODE_MASK not in masked[: match.start()]
         ):
             continue
         spans.append((start, match.start()))
@@ -580,7 +582,7 @@ class _Extractor:
         if _OVERRIDE.search(masked):
             self.section_override = True
         choices: list[Choice] = []
-        for c_begin, c_end in _clauses(readable):
+        for c_begin, c_end in _clauses(readable, masked):
             clause = readable[c_begin:c_end]
             for choice in read_choices(clause, masked[c_begin:c_end]):
                 choices.append(
