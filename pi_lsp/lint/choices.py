@@ -296,7 +296,7 @@ _NEGATED_START = re.compile(
     r"shouldn'?t|cannot|can'?t|no longer|stop|no|omit)\b",
     re.IGNORECASE,
 )
-_LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$")
+_LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$", re.S)
 
 # A rejecting cue right before a value ("don't use ", "not ", "instead of ", "avoid ").
 # What may follow a cue up to the value: blanks, at most two marks, blanks. The blanks are

@@ -333,6 +333,12 @@ def _blank_asides(plain: _Plain) -> tuple[str, str]:
     return "".join(readable), "".join(masked)
 
 
+#: a heading short enough to be a label ("Tests", "Package manager", "Formatting")
+_HEADING_LABEL_MAX = 30
+_FRAGMENT_START = re.compile(r"[^\w\x1a]*+")
+#: what follows the value that opens a verbless fragment: its end, a list, a detail
+_FRAGMENT_GO_ON = re.compile(r"\s*+(?:$|[,(:+.;\u2014\u2013]|(?:with|for|via|on)\b)", re.I)
+
 _SCOPE_HEADER = re.compile(
     r"^(?:packages?|folders?|dir(?:ector(?:y|ies))?|paths?|locations?|languages?|lang|"
     r"applies to|applies|scope|workspaces?|modules?|crates?|apps?|projects?|services?|"
@@ -483,6 +489,25 @@ class _Extractor:
             for level, title in self.headings
         )
 
+    def _under_heading(self, readable: str, masked: str) -> list[Choice]:
+        """The value a fragment names under a heading that names its dimension: under
+        "## Tests", "Jest with `jest-chrome` for the mocks." reads as "Tests: Jest"."""
+        if not self.headings:
+            return []
+        title = _plain(self.headings[-1][1]).text.strip()
+        lead = _FRAGMENT_START.match(masked)
+        if not title or len(title) > _HEADING_LABEL_MAX or lead is None:
+            return []
+        prefix = f"{title}: "
+        found: list[Choice] = []
+        for choice in read_choices(prefix + readable, prefix + masked):
+            start, end = choice.start - len(prefix), choice.end - len(prefix)
+            if start == lead.end() and _FRAGMENT_GO_ON.match(masked, end):
+                found.append(
+                    Choice(choice.dimension, choice.value, "prefer", start, end, choice.group)
+                )
+        return found
+
     def _table(self, tokens: list[Token], index: int) -> None:
         """Add one instruction per value cell of a settings table (a key column and a value
         column) or of a table with a scope column (the row's scope, see
@@ -595,6 +620,8 @@ class _Extractor:
                         choice.group,
                     )
                 )
+        if not choices:
+            choices = self._under_heading(readable, masked)
         content_start = plain.origin[begin]
         content_end = plain.origin[end - 1] + 1
         while content_start > 0 and content[content_start - 1] in "`*_~[":

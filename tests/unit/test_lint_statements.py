@@ -180,3 +180,15 @@ def test_example_material_is_excluded_by_its_form() -> None:
         "```sh\nnpm install\n```\n"
     )
     assert values(text) == [{("pnpm", "prefer")}]
+
+
+def test_a_fragment_under_a_heading_that_names_the_dimension_is_its_value() -> None:
+    text = "## Tests\n\nJest with `jest-chrome` for the mocks: `pnpm --filter app\njest`.\n"
+    assert values(text) == [{("jest", "prefer")}]
+    # a sentence with its own verb, or a heading that names no dimension, is no label
+    assert values("## Tests\n\nJest is slow on this machine.\n") == []
+    assert values("## History\n\nJest with jsdom, once.\n") == []
+
+
+def test_a_label_whose_value_wraps_onto_the_next_line() -> None:
+    assert values("- Package manager: only\n  pnpm, everywhere.\n") == [{("pnpm", "prefer")}]
