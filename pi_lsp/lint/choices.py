@@ -364,6 +364,16 @@ _PARTIAL_SUBJECT = re.compile(
     r"it|that|this file|nothing|no one|nobody|each of)\b",
     re.IGNORECASE,
 )
+#: a subject that names a part of the project, not the project ("the legacy app uses yarn",
+#: "the docs site uses npm", "the Dockerfile uses npm ci"): a scope, left to scopes; or one
+#: that holds a clause of its own ("Renovate opens PRs that use …")
+_SCOPED_SUBJECT = re.compile(
+    r"\b(?:legacy|old|older|deprecated|docs|documentation|website|examples?|demos?|samples?|"
+    r"templates?|benchmarks?|fixtures?|vendor|vendored|third-party|playground|sandbox|ci|"
+    r"workflows?|pipelines?|release|parts?|some|few|dockerfile|docker|images?|containers?|"
+    r"that|which|who|whose)\b",
+    re.IGNORECASE,
+)
 #: past-tense narrative: what happened, not what to do
 _NARRATIVE = re.compile(
     r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
@@ -413,7 +423,9 @@ def _statement(clause: str) -> re.Match[str] | None:
     if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
         return None
     subject = match.group("subject") or ""
-    if CODE_MASK in subject or "/" in subject or _HEDGE.search(clause, 0, match.end()):
+    if CODE_MASK in subject or "/" in subject or _SCOPED_SUBJECT.search(subject):
+        return None
+    if _HEDGE.search(clause, 0, match.end()):
         return None
     return match
 

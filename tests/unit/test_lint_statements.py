@@ -59,6 +59,11 @@ def test_conventions_stated_as_facts_make_choices(
         "`apps/web` uses npm.",
         "pnpm is fast.",
         "`pnpm install` runs in CI.",
+        "The legacy app uses yarn.",
+        "The docs site uses npm.",
+        "The Dockerfile uses npm ci because the base image lacks pnpm.",
+        "Renovate opens PRs that use yarn resolutions.",
+        "Jest tests are slow.",
     ],
 )
 def test_narrative_hedges_questions_and_descriptions_make_none(clause: str) -> None:
