@@ -9,11 +9,18 @@ other prefers a different value of the same dimension, or rejects the preferred 
 
 Only clauses that read as instructions produce choices: an imperative ("use", "run",
 "prefer" …), a modal ("must use", "should be run with"), "we use …", a ``Label: value``
-line whose label names the dimension, or (for numeric limits) a statement of the setting.
-Descriptions ("pnpm install runs in CI", "some packages use Jest") make no choice.
-Alternatives ("use npm or pnpm") and scoped pairs ("pnpm for the app and npm for the docs")
-make no choice either: a clause that prefers two values of one dimension is dropped, and so
-is a clause opened by a scope ("For the docs site, use npm", "When …", "If …"). A negated
+line whose label names the dimension, (for numeric limits) a statement of the setting, or a
+convention stated as a fact about the project ("strings use single quotes", "tests are run
+with pytest", "our formatter is Prettier", "we're on pnpm"; the value comes after the verb).
+Descriptions ("pnpm install runs in CI", "some packages use Jest"), past-tense narrative ("we
+migrated from Jest", "this used to use yarn"), hedges ("you may use …", "can be run with …",
+"optionally", "if you like"), questions, and statements about a part of the project ("the
+legacy app uses yarn", "`docs/` uses npm") make no choice. A value in a subordinate clause
+after the main one ("use pnpm, even when a README says npm"; "unless", "except", "if" …) is a
+condition, not a choice. Alternatives ("use npm or pnpm") and scoped pairs ("pnpm for the app
+and npm for the docs") make no choice either: a clause that prefers two values of one
+dimension is dropped, and so is a clause opened by a scope ("For the docs site, use npm",
+"When …", "If …"). A negated
 *action* ("never run `npm publish`") rejects the action, not the tool, and makes no choice;
 a tool name inside a code snippet counts only when the code is that tool's command
 (`pnpm test`, `uv run pytest`), not in `import { expect } from "vitest"`. Test runners and

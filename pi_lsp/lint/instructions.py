@@ -1,14 +1,25 @@
 """Instructions extracted from a context file's Markdown structure.
 
 An instruction is one sentence of a paragraph, a bullet or a numbered item (markdown-it-py
-finds the blocks). Left out, because the model does not read them as rules for itself:
+finds the blocks), or one value cell of a table that states settings: a key column and a value
+column ("| Package manager | pnpm |"), or a scope column ("Package", "Path", "Language" …)
+whose cell becomes the row's :attr:`Instruction.scope_hint`, each other column's header
+labelling its cell. Left out, because the model does not read them as rules for itself:
 
-* fenced and indented code blocks, HTML blocks, tables, headings;
-* example material: every block under a heading that names examples ("Examples",
-  "Example output", "Sample …"), the block that follows a lead-in ending with ":" that says
-  "for example" / "e.g." / "for instance" / "such as" / "like this", sentences starting with
-  "e.g." / "For example" / "Bad:" / "Wrong:", and parenthetical "(e.g. …)" asides;
+* fenced and indented code blocks, HTML blocks, headings, other tables;
+* example material, known by its form: the block that follows a lead-in ending with ":" that
+  says "for example" / "e.g." / "for instance" / "such as" / "like this", or a short one
+  ("Output:", "Good:", "Example response:"); sentences starting with "e.g." / "For example" /
+  "Bad:" / "Wrong:" / "❌"; the good half of a good/bad pair that shows code or a quote
+  ("✅ `const a = 'x'`"); a sentence wholly in quotes; parenthetical "(e.g. …)" asides; and
+  every block of a section whose heading names examples, samples, templates or anti-patterns
+  ("## Examples", "### Example output") — but not the file's title ("# Examples" of an
+  ``examples/AGENTS.md``) nor a heading that names them as a place ("Examples package",
+  "Working in `examples/`"), whose sections hold real rules;
 * a YAML frontmatter block at the top of the file.
+
+A short fragment that opens with a value under a heading naming its dimension reads as that
+label ("## Tests" / "Jest with `jest-chrome` for the mocks.").
 
 Inline code stays in the text (``Run `pnpm test` `` names a package manager), but words inside
 it never count as negations. Positions are 0-based lines and columns in code points of the
