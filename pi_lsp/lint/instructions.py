@@ -346,9 +346,13 @@ def _blank_asides(plain: _Plain) -> tuple[str, str]:
 
 #: a heading short enough to be a label ("Tests", "Package manager", "Formatting")
 _HEADING_LABEL_MAX = 30
-_FRAGMENT_START = re.compile(r"[^\w\x1a]*+")
-#: what follows the value that opens a verbless fragment: its end, a list, a detail
-_FRAGMENT_GO_ON = re.compile(r"\s*+(?:$|[,(:+.;\u2014\u2013]|(?:with|for|via|on)\b)", re.I)
+#: the opening of a verbless fragment: a value of one or two words (or a code span) and then
+#: its end, a list, a detail ("Jest with …", "Vitest; `pnpm test`.", "Mocha + Chai")
+_FRAGMENT_HEAD = re.compile(
+    r"(?P<lead>[^\w\x1a]*+)(?:\x1a++|[\w.+-]++)(?:[ \t]++[\w.+-]++)?"
+    r"(?=[ \t]*+(?:$|[,(:+.;\n\u2014\u2013]|(?:with|for|via|on)\b))",
+    re.I,
+)
 
 _SCOPE_HEADER = re.compile(
     r"^(?:packages?|folders?|dir(?:ector(?:y|ies))?|paths?|locations?|languages?|lang|"
@@ -506,14 +510,16 @@ class _Extractor:
         if not self.headings:
             return []
         title = _plain(self.headings[-1][1]).text.strip()
-        lead = _FRAGMENT_START.match(masked)
-        if not title or len(title) > _HEADING_LABEL_MAX or lead is None:
+        head = _FRAGMENT_HEAD.match(masked)
+        if not title or len(title) > _HEADING_LABEL_MAX or head is None:
             return []
+        # only the opening words are read: the value must be the fragment's first word(s)
         prefix = f"{title}: "
+        clause, masked_clause = readable[: head.end()], masked[: head.end()]
         found: list[Choice] = []
-        for choice in read_choices(prefix + readable, prefix + masked):
+        for choice in read_choices(prefix + clause, prefix + masked_clause):
             start, end = choice.start - len(prefix), choice.end - len(prefix)
-            if start == lead.end() and _FRAGMENT_GO_ON.match(masked, end):
+            if start == head.end("lead"):
                 found.append(
                     Choice(choice.dimension, choice.value, "prefer", start, end, choice.group)
                 )
