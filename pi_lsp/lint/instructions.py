@@ -27,6 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
+from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
 
 Polarity = Literal["always", "never", "neutral"]
@@ -39,8 +40,10 @@ class Instruction:
     ``text`` is the sentence as it appears in the file (Markdown included, line breaks kept);
     ``normalized`` is its lowercase plain text with spacing collapsed and closing punctuation
     dropped; ``action`` is ``normalized`` without the polarity words, for always/never
-    comparison; ``override`` says the sentence or its section declares that it overrides
-    another rule.
+    comparison; ``override`` says the sentence, its list item or its section declares that
+    it overrides another rule ("this package overrides the root rule", "unlike the root
+    AGENTS.md", "Exception: …", a heading "Overrides"); ``scope`` says where it applies (see
+    :mod:`pi_lsp.lint.scopes`).
     """
 
     path: str
@@ -53,6 +56,7 @@ class Instruction:
     choices: tuple[Choice, ...]
     heading: tuple[str, ...] = ()
     override: bool = False
+    scope: Scope = EVERYWHERE
 
 
 _EXAMPLE_HEADING = re.compile(
@@ -70,10 +74,24 @@ _EXAMPLE_SENTENCE = re.compile(
     re.I,
 )
 _ASIDE = re.compile(r"\((?:e\.g\.|for example|for instance|such as|like|i\.e\.)[^()]*\)", re.I)
+#: the other file's rule as people name it: "the root", "the repo-wide default"
+_OTHER_RULE = (
+    r"(?:root|parent|top-level|top level|global|outer|repo-wide|repository-wide|project-wide|"
+    r"monorepo-wide|workspace-wide|org-wide|company-wide|root-level|repo-level|"
+    r"repo's|repository's|project's)\b"
+)
+#: words that acknowledge overriding another file's rule; a bare "instead of npm" rejects a
+#: value and acknowledges nothing
 _OVERRIDE = re.compile(
-    r"\boverrid(?:e|es|ing)\b|\btakes? precedence\b|\bsupersed(?:e|es|ing)\b|"
-    r"\bunlike the (?:root|parent|top-level|global)\b|"
-    r"\b(?:instead of|rather than|not) (?:what )?the (?:root|parent|top-level|global)\b",
+    r"\boverrid(?:e|es|ing|den)\b|\btakes? precedence\b|\bsupersed(?:e|es|ing)\b|"
+    r"\bunlike (?:in )?(?:the |our )?" + _OTHER_RULE + "|"
+    r"\b(?:instead of|rather than|not|ignore|ignoring|replaces?|replacing|departs? from|"
+    r"deviates? from|diverges? from|differs? from|in place of) (?:what )?(?:the |our )?"
+    + _OTHER_RULE
+    + "|"
+    r"\b(?:as|like) (?:at|in) the (?:root|parent|top level|top-level|rest of the repo)\b|"
+    r"\bexception to (?:the |our )?" + _OTHER_RULE + "|"
+    r"^\W*+exceptions?\s*+[:\u2014\u2013]",
     re.I,
 )
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|\Z)")
@@ -326,7 +344,8 @@ class _Extractor:
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.headings.append((level, inline.content))
-        self.section_override = bool(_OVERRIDE.search(inline.content))
+        # a heading that declares an override covers its section, subsections included
+        self.section_override = any(_OVERRIDE.search(title) for _, title in self.headings)
 
     def _in_example_section(self) -> bool:
         return any(_EXAMPLE_HEADING.search(title) for _, title in self.headings)
@@ -366,16 +385,27 @@ class _Extractor:
         if _OVERRIDE.search(masked):
             self.section_override = True
         choices: list[Choice] = []
+        opening: tuple[frozenset[str], str] | None = None
         for c_begin, c_end in _clauses(readable):
             clause = readable[c_begin:c_end]
-            for choice in read_choices(clause, masked[c_begin:c_end]):
+            # a clause opened by a scope ("For the docs site, use npm") makes its choices in
+            # that scope: they are read from the rest of the clause, the scope goes in
+            # ``scope``; the first scoped clause of a sentence gives the sentence's scope
+            scoped = opening_scope(clause)
+            body = 0
+            if scoped is not None:
+                languages, condition, body = scoped
+                limits = bool(languages or condition)
+                if limits and (opening is None or (condition and not opening[1])):
+                    opening = (languages, condition)
+            for choice in read_choices(clause[body:], masked[c_begin + body : c_end]):
                 choices.append(
                     Choice(
                         choice.dimension,
                         choice.value,
                         choice.stance,
-                        choice.start + c_begin,
-                        choice.end + c_begin,
+                        choice.start + c_begin + body,
+                        choice.end + c_begin + body,
                         choice.group,
                     )
                 )
@@ -388,6 +418,7 @@ class _Extractor:
         line, column = locator.position(content_start)
         end_line, end_column = locator.position(content_end)
         normalized = _normalize(sentence)
+        heading = tuple(title for _, title in self.headings)
         self.out.append(
             Instruction(
                 path=self.path,
@@ -398,8 +429,9 @@ class _Extractor:
                 polarity=_polarity(masked),
                 directive=is_directive(masked) or bool(choices),
                 choices=tuple(choices),
-                heading=tuple(title for _, title in self.headings),
+                heading=heading,
                 override=self.section_override,
+                scope=scope_for(self.path, heading, readable, opening),
             )
         )
 
