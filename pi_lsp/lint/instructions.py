@@ -80,10 +80,24 @@ _OTHER_RULE = (
     r"monorepo-wide|workspace-wide|org-wide|company-wide|root-level|repo-level|"
     r"repo's|repository's|project's)\b"
 )
-#: words that acknowledge overriding another file's rule; a bare "instead of npm" rejects a
-#: value and acknowledges nothing
+#: what an override names: another file's rule ("the root", "any global instruction",
+#: "../AGENTS.md")
+_OVERRIDDEN = (
+    r"(?:(?:the|any|all|its|those|these|our|some|every)\s++)?(?:[\w'-]++\s++){0,2}?(?:"
+    + _OTHER_RULE
+    + r"|rules?\b|instructions?\b|guidance\b|conventions?\b|polic(?:y|ies)\b|guidelines?\b|"
+    r"agents\b|claude\b|[`(]*+(?:\.\./|~/))"
+)
+#: words that acknowledge overriding another rule. "Override the method", "explicit flags take
+#: precedence" and a bare "instead of npm" (which rejects a value) acknowledge nothing.
 _OVERRIDE = re.compile(
-    r"\boverrid(?:e|es|ing|den)\b|\btakes? precedence\b|\bsupersed(?:e|es|ing)\b|"
+    # "this overrides", "this package intentionally overrides", "these rules supersede"
+    r"\b(?:this|these|it|here)(?:\s++[\w'-]++){0,3}?\s++(?:overrid(?:e|es|ing)|"
+    r"supersed(?:e|es|ing)|takes? precedence)\b|"
+    # "overrides the root rule", "takes precedence over any global instruction"
+    r"\b(?:overrid(?:e|es|ing)|supersed(?:e|es|ing)|takes? precedence over|wins? over)\s++"
+    + _OVERRIDDEN
+    + r"|\boverridden\s++(?:here|by this|in this)\b|^\W*+overrides?\s*+:|"
     r"\bunlike (?:in )?(?:the |our )?" + _OTHER_RULE + "|"
     r"\b(?:instead of|rather than|not|ignore|ignoring|replaces?|replacing|departs? from|"
     r"deviates? from|diverges? from|differs? from|in place of) (?:what )?(?:the |our )?"
@@ -92,6 +106,17 @@ _OVERRIDE = re.compile(
     r"\b(?:as|like) (?:at|in) the (?:root|parent|top level|top-level|rest of the repo)\b|"
     r"\bexception to (?:the |our )?" + _OTHER_RULE + "|"
     r"^\W*+exceptions?\s*+[:\u2014\u2013]",
+    re.I,
+)
+#: a heading that declares its section an override: any mention ("Overrides", "Local
+#: overrides") or an acknowledgment
+_OVERRIDE_HEADING = re.compile(r"\boverrid(?:e|es|ing|den)\b", re.I)
+#: an override sentence that speaks for its whole section ("This package overrides …", a
+#: lead-in "Overrides:"); any other covers its own paragraph or list item
+_SECTION_OVERRIDE = re.compile(
+    r"^\W*+(?:(?:this|the|these)\s++(?:[\w-]++\s++)?(?:file|package|folder|directory|module|"
+    r"service|app|crate|project|subproject|section|template|library|workspace|repo|"
+    r"repository)s?\b|overrides?\s*+:)",
     re.I,
 )
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|\Z)")
@@ -291,6 +316,8 @@ class _Extractor:
         self.out: list[Instruction] = []
         self.headings: list[tuple[int, str]] = []
         self.section_override = False
+        #: an override declared earlier in the paragraph or list item being read
+        self.block_override = False
 
     def run(self) -> list[Instruction]:
         tokens = _PARSER.parse(self.source)
@@ -345,7 +372,9 @@ class _Extractor:
             self.headings.pop()
         self.headings.append((level, inline.content))
         # a heading that declares an override covers its section, subsections included
-        self.section_override = any(_OVERRIDE.search(title) for _, title in self.headings)
+        self.section_override = any(
+            _OVERRIDE_HEADING.search(title) or _OVERRIDE.search(title) for _, title in self.headings
+        )
 
     def _in_example_section(self) -> bool:
         return any(_EXAMPLE_HEADING.search(title) for _, title in self.headings)
@@ -360,6 +389,7 @@ class _Extractor:
         locator = _Locator(self.lines, token.map[0], token.content)
         readable, masked = _blank_asides(plain)
         section_override = self.section_override
+        self.block_override = False
         for begin, end in _sentences(plain.text):
             self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
@@ -383,7 +413,10 @@ class _Extractor:
         if _EXAMPLE_SENTENCE.match(sentence):
             return
         if _OVERRIDE.search(masked):
-            self.section_override = True
+            if _SECTION_OVERRIDE.match(masked) or masked.rstrip().endswith(":"):
+                self.section_override = True
+            else:
+                self.block_override = True
         choices: list[Choice] = []
         opening: tuple[frozenset[str], str] | None = None
         for c_begin, c_end in _clauses(readable):
@@ -430,7 +463,7 @@ class _Extractor:
                 directive=is_directive(masked) or bool(choices),
                 choices=tuple(choices),
                 heading=heading,
-                override=self.section_override,
+                override=self.section_override or self.block_override,
                 scope=scope_for(self.path, heading, readable, opening),
             )
         )

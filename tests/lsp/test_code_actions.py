@@ -375,6 +375,26 @@ async def test_conflict_is_marked_as_an_override(workspace: Path, client_name: s
         await client.shutdown_session()
 
 
+async def test_an_acknowledged_override_is_published_as_its_own_rule(workspace: Path) -> None:
+    pkg = write(
+        workspace / "ws" / "pkg" / "AGENTS.md",
+        "# Tools\n\n## Overrides\n\n- Unlike the root AGENTS.md, always use pnpm.\n",
+    )
+    client = await start_client(workspace)
+    try:
+        found = await wait_until(client, pkg, acknowledged_override_of("../AGENTS.md"))
+        [note] = found
+        assert note.code == "PI106"
+        assert note.severity == types.DiagnosticSeverity.Information
+        assert "\u201cUse npm to install packages.\u201d" in note.message
+        # the user takes the acknowledgment back: the warning returns
+        open_document(client, pkg, "# Tools\n\n- Always use pnpm.\n")
+        conflict = await diagnostic(client, pkg, "PI101")
+        assert conflict.severity == types.DiagnosticSeverity.Warning
+    finally:
+        await client.shutdown_session()
+
+
 @pytest.mark.parametrize("client_name", CLIENTS)
 async def test_override_note_lands_after_an_astral_character(
     workspace: Path, client_name: str
