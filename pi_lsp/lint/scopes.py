@@ -156,6 +156,14 @@ _NOT_A_CONDITION = re.compile(
     r"|^(?:in|for)\s+(?:all|every|any)\b",
     re.IGNORECASE,
 )
+#: a sentence that ends on one of a few unmistakable situations ("Use `npm ci` in CI."); a
+#: trailing "when …" or "if …" is too often the rule's general purpose ("use pnpm when
+#: installing packages") to count
+_TRAILING_CONDITION = re.compile(
+    r"\s((?:in|on|during)\s++(?:the\s++)?ci(?:\s++(?:jobs?|runs?|pipelines?))?|"
+    r"for\s++hotfix(?:es)?|for\s++(?:the\s++)?docs(?:\s++site)?)\W*+$",
+    re.IGNORECASE,
+)
 #: "the docs site" and "docs site" are one condition
 _CONDITION_FILLER = re.compile(r"\b(?:the|a|an|any|all|our|your)\s+", re.IGNORECASE)
 
@@ -240,11 +248,15 @@ def scope_for(
 ) -> Scope:
     """The scope of a sentence of ``path`` under ``heading``: the languages of its opening
     phrase, else those it names as a scope, else those of its nearest heading that names one;
-    the condition of its opening phrase."""
+    the condition of its opening phrase, else of its last words ("… in CI.")."""
     languages: frozenset[str] = frozenset()
     condition = ""
     if opening is not None:
         languages, condition = opening
+    if not condition:
+        trailing = _TRAILING_CONDITION.search(sentence)
+        if trailing is not None:
+            condition = normalize_condition(trailing.group(1))
     if not languages:
         languages = languages_of(sentence)
     if not languages:

@@ -88,11 +88,12 @@ def test_languages_come_from_the_heading_or_the_sentence(text: str, languages: s
         ("- In this package, use npm.\n", ""),
         ("- In general, use npm.\n", ""),
         ("- Use npm.\n", ""),
+        ("- Use npm in CI.\n", "in ci"),
+        ("- Use npm for hotfixes.\n", "for hotfixes"),
+        ("- Use npm when installing packages.\n", ""),
     ],
 )
-def test_a_clause_opened_by_a_scope_keeps_its_choice_with_the_condition(
-    text: str, condition: str
-) -> None:
+def test_a_scoped_clause_keeps_its_choice_with_its_condition(text: str, condition: str) -> None:
     [instruction] = extract_instructions(ROOT, text)
     assert [(c.value, c.stance) for c in instruction.choices] == [("npm", "prefer")]
     assert instruction.scope.condition == condition
@@ -229,3 +230,25 @@ def test_an_override_in_one_file_names_the_line() -> None:
     [finding] = find_conflicts([(ROOT, text)])
     assert finding.rule == ACKNOWLEDGED_OVERRIDE
     assert "line 1" in finding.message and "\u201cIndent with tabs.\u201d" in finding.message
+
+
+def test_an_exception_paragraph_does_not_cover_the_next_section() -> None:
+    root = "## Tooling\n\n- Use pnpm for every package.\n- Indent with 2 spaces.\n"
+    pkg = "# packages/cli\n\nException: use npm in this package.\n\n## Style\n\nIndent with tabs.\n"
+    findings = find_conflicts([(ROOT, root), (PKG, pkg)])
+    assert [(f.rule, f.where.start_line) for f in findings] == [
+        (ACKNOWLEDGED_OVERRIDE, 2),
+        (CONFLICT, 6),
+    ]
+
+
+def test_words_about_code_are_not_an_override() -> None:
+    chain = [
+        (ROOT, "- Use npm.\n"),
+        (
+            PKG,
+            "- Override `__eq__` only with `__hash__`; explicit flags take precedence.\n"
+            "- Use pnpm.\n",
+        ),
+    ]
+    assert [f.rule for f in find_conflicts(chain)] == [CONFLICT]
