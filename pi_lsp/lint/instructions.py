@@ -91,9 +91,9 @@ _OVERRIDDEN = (
 #: words that acknowledge overriding another rule. "Override the method", "explicit flags take
 #: precedence" and a bare "instead of npm" (which rejects a value) acknowledge nothing.
 _OVERRIDE = re.compile(
-    # "this overrides", "this package intentionally overrides", "these rules supersede"
-    r"\b(?:this|these|it|here)(?:\s++[\w'-]++){0,3}?\s++(?:overrid(?:e|es|ing)|"
-    r"supersed(?:e|es|ing)|takes? precedence)\b|"
+    # "this overrides", "this package intentionally overrides", "(overrides `../AGENTS.md`)"
+    r"\b(?:this|these|here)(?:\s++[\w'-]++){0,3}?\s++(?:overrid(?:e|es|ing)|"
+    r"supersed(?:e|es|ing)|takes? precedence)\b|\(\s*+(?:overrid(?:e|es)|supersedes)\b|"
     # "overrides the root rule", "takes precedence over any global instruction"
     r"\b(?:overrid(?:e|es|ing)|supersed(?:e|es|ing)|takes? precedence over|wins? over)\s++"
     + _OVERRIDDEN

@@ -150,8 +150,10 @@ _NOT_A_CONDITION = re.compile(
     r"(?:\s+(?:here|itself))?$"
     r"|^(?:in|for|on)\s+(?:all|every|general|any|short|particular|addition|practice|"
     r"summary|most|each)\b"
-    r"|^if\s+(?:in\s+doubt|unsure|possible|needed|necessary|applicable)$"
-    r"|^unless\s+(?:told|asked|instructed|stated|noted|specified)\s+otherwise$"
+    r"|^(?:if|when)\s+(?:in\s+doubt|unsure|possible|needed|necessary|applicable)$"
+    r"|^unless\s+(?:(?:told|asked|instructed|stated|noted|specified)\s+otherwise|"
+    r"otherwise\s+(?:told|asked|instructed|stated|noted|specified))$"
+    r"|^for\s+(?:now|the\s+time\s+being)$"
     r"|^unlike\b"
     r"|^(?:in|for)\s+(?:all|every|any)\b",
     re.IGNORECASE,

@@ -87,6 +87,9 @@ def test_languages_come_from_the_heading_or_the_sentence(text: str, languages: s
         ("- For hotfixes, use npm.\n", "for hotfixes"),
         ("- In this package, use npm.\n", ""),
         ("- In general, use npm.\n", ""),
+        ("- When in doubt, use npm.\n", ""),
+        ("- Unless told otherwise, use npm.\n", ""),
+        ("- For now, use npm.\n", ""),
         ("- Use npm.\n", ""),
         ("- Use npm in CI.\n", "in ci"),
         ("- Use npm for hotfixes.\n", "for hotfixes"),
@@ -178,6 +181,7 @@ def test_always_and_never_in_different_language_sections_do_not_conflict() -> No
         "- Unlike the root AGENTS.md, use npm.\n",
         "- Use npm instead of the repo-wide package manager.\n",
         "- Use npm (overrides ../AGENTS.md).\n",
+        "- Use npm (overrides `../AGENTS.md`).\n",
         "- This rule takes precedence over the root: use npm.\n",
         "- This supersedes the root guidance: use npm.\n",
         "- Here we use npm, not pnpm as at the root.\n",
@@ -247,8 +251,8 @@ def test_words_about_code_are_not_an_override() -> None:
         (ROOT, "- Use npm.\n"),
         (
             PKG,
-            "- Override `__eq__` only with `__hash__`; explicit flags take precedence.\n"
-            "- Use pnpm.\n",
+            "Override `__eq__` only with `__hash__`. Explicit flags take precedence. "
+            "Don't let it override the user's settings. Use pnpm.\n",
         ),
     ]
     assert [f.rule for f in find_conflicts(chain)] == [CONFLICT]
