@@ -7,10 +7,15 @@
   severity ``warning``: two instructions make incompatible choices on one dimension (see
   :mod:`pi_lsp.lint.choices`), or one says *never* and the other *always* (or a plain
   imperative) about the same action. The finding sits on the later instruction and points at
-  the earliest instruction it contradicts. When the later instruction, or its section, says
-  that it overrides another rule ("this package overrides the root rule: use pnpm"), the
-  contradiction is intentional: it is still reported, at severity ``information``, so that
-  the reader can see both texts the model receives.
+  the earliest instruction it contradicts. Only instructions whose scopes overlap are compared
+  (:mod:`pi_lsp.lint.scopes`): a Python rule and a TypeScript rule do not meet, nor does a
+  rule "for the docs site" meet an unconditional one; :func:`declined_pairs` lists the pairs
+  declined for a condition, for a judge to settle.
+* ``acknowledged-override``, severity ``information``: the same, when the later instruction
+  (its list item or its section) says that it overrides another rule ("this package overrides
+  the root rule: use npm", "unlike the root AGENTS.md", "Exception: …"). The contradiction is
+  intended; it is shown, quoting both sides, so that the reader sees both texts the model
+  receives.
 * ``duplicate-instruction``, severity ``information``: the same sentence (normalized, at least
   four words) in two loaded files; reported on each later copy, pointing at the first. A copied
   block (consecutive sentences repeating consecutive sentences of one earlier file) is one
@@ -39,17 +44,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
-from pi_lsp.lint.instructions import (
-    Instruction,
-    OutOfTime,
-    covers_whole_repo,
-    extract_instructions,
-)
+from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
+from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
 
 CONFLICT = "conflicting-instructions"
 CONFLICT_IN_FILE = "conflicting-instructions-in-file"
+ACKNOWLEDGED_OVERRIDE = "acknowledged-override"
 DUPLICATE = "duplicate-instruction"
 NOT_CHECKED = "instructions-not-checked"
 OUT_OF_TIME = "instructions-out-of-time"
@@ -86,14 +88,27 @@ def _where_label(placed: _Placed, other: _Placed) -> str:
     return reference_from(other.instruction.path, path)
 
 
+#: characters of an instruction quoted in a message
+_QUOTED = 100
+
+
+def _quote(instruction: Instruction) -> str:
+    text = " ".join(instruction.text.split())
+    if len(text) > _QUOTED:
+        text = text[: _QUOTED - 1].rstrip() + "\u2026"
+    return f"\u201c{text}\u201d"
+
+
 def _choice_finding(later: _Placed, earlier: _Placed, new: Choice, old: Choice) -> Finding:
     label = dimension_label(new.dimension)
     earlier_at = _where_label(earlier, later)
     here, there = _describe(new), _describe(old)
     if later.instruction.override:
+        this = "this file" if later.file_index != earlier.file_index else "this instruction"
         message = (
-            f"Overrides the {label} of {earlier_at}: \u201c{here}\u201d here, \u201c{there}\u201d "
-            "there. The model receives both; this one comes later in the prompt."
+            f"Overrides the {label} of {earlier_at}, as {this} says it does: here "
+            f"{_quote(later.instruction)} ({here}), in {earlier_at} {_quote(earlier.instruction)} "
+            f"({there}). The model receives both; this one comes later in the prompt."
         )
     else:
         message = (
@@ -125,15 +140,17 @@ def _finding(
 ) -> Finding:
     override = later.instruction.override
     severity: Severity = "information" if override else "warning"
-    rule = CONFLICT_IN_FILE if later.file_index == earlier.file_index else CONFLICT
+    if override:
+        rule, role = ACKNOWLEDGED_OVERRIDE, "overridden instruction"
+    else:
+        same_file = later.file_index == earlier.file_index
+        rule, role = (CONFLICT_IN_FILE if same_file else CONFLICT), "earlier instruction"
     return Finding(
         later.instruction.where,
         severity,
         rule,
         message,
-        related=(
-            RelatedLocation(earlier.instruction.where, f"earlier instruction ({related_message})"),
-        ),
+        related=(RelatedLocation(earlier.instruction.where, f"{role} ({related_message})"),),
         data={"dimension": dimension, "override": override},
     )
 
@@ -239,67 +256,135 @@ def _place(
     return placed, over_budget
 
 
+def _compared_scope(instruction: Instruction, dimension: str) -> Scope:
+    """The part of an instruction's scope that decides what it is compared with on
+    ``dimension``: its languages and condition (the folders of one chain always overlap, and
+    the heading path only names where it is). The languages of a choice *between* languages
+    ("write TypeScript code, not JavaScript") are its values, not its scope."""
+    scope = instruction.scope
+    languages = frozenset() if dimension.startswith("language") else scope.languages
+    return Scope(languages=languages, condition=scope.condition)
+
+
 class _ChoiceIndex:
-    """The earliest instruction that made each choice, so a later choice finds what it
-    contradicts by key instead of by comparing with every earlier instruction."""
+    """The earliest instruction that made each choice, per scope, so a later choice finds the
+    earliest instruction it contradicts *and overlaps in scope* by key instead of by comparing
+    with every earlier instruction (one chain holds few distinct scopes)."""
 
     def __init__(self) -> None:
-        #: (dimension, group) -> the first instruction preferring each value, in that order
-        self._preferred: dict[tuple[str, str], dict[str, int]] = {}
-        #: (dimension, value) -> the first instruction preferring / rejecting that value
-        self._prefer_value: dict[tuple[str, str], int] = {}
-        self._reject_value: dict[tuple[str, str], int] = {}
+        #: (dimension, group) -> scope -> the first instruction preferring each value, in order
+        self._preferred: dict[tuple[str, str], dict[Scope, dict[str, int]]] = {}
+        #: (dimension, value) -> scope -> the first instruction preferring / rejecting that value
+        self._prefer_value: dict[tuple[str, str], dict[Scope, int]] = {}
+        self._reject_value: dict[tuple[str, str], dict[Scope, int]] = {}
 
-    def earliest_contradicting(self, new: Choice) -> int | None:
-        """The position (in adding order) of the first instruction contradicting ``new``."""
+    @staticmethod
+    def _first(by_scope: dict[Scope, int] | None, scope: Scope) -> int | None:
+        if not by_scope:
+            return None
+        found = [at for known, at in by_scope.items() if scopes_overlap(known, scope)]
+        return min(found) if found else None
+
+    def earliest_contradicting(self, new: Choice, scope: Scope = EVERYWHERE) -> int | None:
+        """The position (in adding order) of the first instruction contradicting ``new`` whose
+        scope overlaps ``scope``."""
         key = (new.dimension, new.value)
         if new.stance == "reject":
-            return self._prefer_value.get(key)
-        candidates = [self._reject_value.get(key)]
-        # the first preference of another value in the same group: at most one value comes
-        # before the first preference of a different one
-        for value, position in self._preferred.get((new.dimension, new.group), {}).items():
-            if value != new.value:
-                candidates.append(position)
-                break
+            return self._first(self._prefer_value.get(key), scope)
+        candidates = [self._first(self._reject_value.get(key), scope)]
+        for known, values in self._preferred.get((new.dimension, new.group), {}).items():
+            if not scopes_overlap(known, scope):
+                continue
+            # the first preference of another value in the same group: at most one value
+            # comes before the first preference of a different one
+            for value, position in values.items():
+                if value != new.value:
+                    candidates.append(position)
+                    break
         found = [c for c in candidates if c is not None]
         return min(found) if found else None
 
-    def add(self, position: int, choices: Sequence[Choice]) -> None:
+    def add(self, position: int, choices: Sequence[Choice], instruction: Instruction) -> None:
         for choice in choices:
+            scope = _compared_scope(instruction, choice.dimension)
             key = (choice.dimension, choice.value)
             if choice.stance == "reject":
-                self._reject_value.setdefault(key, position)
+                self._reject_value.setdefault(key, {}).setdefault(scope, position)
                 continue
-            self._prefer_value.setdefault(key, position)
-            self._preferred.setdefault((choice.dimension, choice.group), {}).setdefault(
-                choice.value, position
-            )
+            self._prefer_value.setdefault(key, {}).setdefault(scope, position)
+            group = self._preferred.setdefault((choice.dimension, choice.group), {})
+            group.setdefault(scope, {}).setdefault(choice.value, position)
 
 
 def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
-    """Each instruction against the earliest earlier one it contradicts, per dimension."""
+    """Each instruction against the earliest earlier one it contradicts, per dimension, among
+    those whose scope overlaps its own."""
     findings: list[Finding] = []
-    # a table row scoped to part of the repository ("| apps/web | npm |") is not compared
-    # until scopes are compared whole
-    with_choices = [
-        p for p in placed if p.instruction.choices and covers_whole_repo(p.instruction.scope_hint)
-    ]
+    with_choices = [p for p in placed if p.instruction.choices]
     index = _ChoiceIndex()
     for position, later in enumerate(with_choices):
         reported: set[str] = set()
         for new in later.instruction.choices:
             if new.dimension in reported:
                 continue
-            at = index.earliest_contradicting(new)
+            scope = _compared_scope(later.instruction, new.dimension)
+            at = index.earliest_contradicting(new, scope)
             if at is not None:
                 earlier = with_choices[at]
                 old = next(c for c in earlier.instruction.choices if contradicts(new, c))
                 findings.append(_choice_finding(later, earlier, new, old))
                 reported.add(new.dimension)
                 paired.add((later.order, earlier.order))
-        index.add(position, later.instruction.choices)
+        index.add(position, later.instruction.choices, later.instruction)
     return findings
+
+
+@dataclass(frozen=True, slots=True)
+class DeclinedPair:
+    """Two instructions whose choices contradict on ``dimension`` but that tier 1 does not
+    compare, because their scopes may not overlap: ``reason`` is ``"conditional"`` (one of
+    them applies only under a condition: "For the docs site, use npm" against "Use pnpm") or
+    ``"conditions"`` (two different conditions). ``later`` comes later in the prompt. A judge
+    decides whether they conflict."""
+
+    later: Instruction
+    earlier: Instruction
+    dimension: str
+    reason: str
+
+
+def declined_pairs(
+    chain: Sequence[tuple[str, str]],
+    budget: int = INSTRUCTION_BUDGET,
+    seconds: float | None = None,
+) -> list[DeclinedPair]:
+    """The pairs of ``chain``'s instructions (``(path, text)`` in prompt order) that make
+    contradicting choices but that tier 1 declined to compare for their conditions: the
+    candidates for the tier-2 judge, one per pair of instructions (its first dimension), in
+    the order of the later instruction. Pairs in different explicit languages are left out:
+    those never conflict."""
+    placed, _ = _place(chain, budget, seconds)
+    with_choices = [p for p in placed if p.instruction.choices]
+    by_dimension: dict[str, list[tuple[_Placed, Choice]]] = {}
+    out: list[DeclinedPair] = []
+    for later in with_choices:
+        seen: set[int] = set()
+        for new in later.instruction.choices:
+            for earlier, old in by_dimension.get(new.dimension, ()):
+                if earlier.order in seen or not contradicts(new, old):
+                    continue
+                reason = declined_reason(
+                    _compared_scope(later.instruction, new.dimension),
+                    _compared_scope(earlier.instruction, new.dimension),
+                )
+                if reason in ("conditional", "conditions"):
+                    seen.add(earlier.order)
+                    out.append(
+                        DeclinedPair(later.instruction, earlier.instruction, new.dimension, reason)
+                    )
+        for new in later.instruction.choices:
+            by_dimension.setdefault(new.dimension, []).append((later, new))
+    return out
 
 
 def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
@@ -319,7 +404,11 @@ def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> 
         never = instruction.polarity == "never"
         doing = not never and (instruction.polarity == "always" or instruction.directive)
         earlier = first_doing.get(action) if never else first_never.get(action) if doing else None
-        if earlier is not None and (later.order, earlier.order) not in paired:
+        if (
+            earlier is not None
+            and (later.order, earlier.order) not in paired
+            and scopes_overlap(instruction.scope, earlier.instruction.scope)
+        ):
             found.append((rank[action], later.order, _polarity_finding(later, earlier)))
         if never:
             first_never.setdefault(action, later)

@@ -26,8 +26,8 @@ Rules with fixes:
   sentences and the markers between them (a heading or code block inside the block stays).
 * ``conflicting-instructions`` / ``-in-file`` — append ``(this overrides `../AGENTS.md`)`` to the
   later instruction (the path relative to the edited file, ``~/…`` for the global file), which
-  turns the warning into the informational "Overrides …" note; for one file, also offer to
-  delete the earlier instruction.
+  turns the warning into an ``acknowledged-override`` (information) that names the other file;
+  for one file, also offer to delete the earlier instruction.
 * ``untrusted-project-resource`` — :class:`TrustProject` for the project folder holding the
   ignored resource (``data["cwd"]``), which covers every working directory below it.
 """

@@ -39,6 +39,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
+from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
 
 Polarity = Literal["always", "never", "neutral"]
@@ -51,8 +52,10 @@ class Instruction:
     ``text`` is the sentence as it appears in the file (Markdown included, line breaks kept);
     ``normalized`` is its lowercase plain text with spacing collapsed and closing punctuation
     dropped; ``action`` is ``normalized`` without the polarity words, for always/never
-    comparison; ``override`` says the sentence or its section declares that it overrides
-    another rule.
+    comparison; ``override`` says the sentence, its list item or its section declares that
+    it overrides another rule ("this package overrides the root rule", "unlike the root
+    AGENTS.md", "Exception: …", a heading "Overrides"); ``scope`` says where it applies (see
+    :mod:`pi_lsp.lint.scopes`).
     """
 
     path: str
@@ -68,6 +71,7 @@ class Instruction:
     #: the scope a table row names in its scope column ("apps/web", "TypeScript"); "" for
     #: text outside such a table. See :func:`covers_whole_repo`.
     scope_hint: str = ""
+    scope: Scope = EVERYWHERE
 
 
 _WHOLE_REPO = frozenset(
@@ -140,10 +144,49 @@ _EXAMPLE_SENTENCE = re.compile(
     re.I,
 )
 _ASIDE = re.compile(r"\((?:e\.g\.|for example|for instance|such as|like|i\.e\.)[^()]*\)", re.I)
+#: the other file's rule as people name it: "the root", "the repo-wide default"
+_OTHER_RULE = (
+    r"(?:root|parent|top-level|top level|global|outer|repo-wide|repository-wide|project-wide|"
+    r"monorepo-wide|workspace-wide|org-wide|company-wide|root-level|repo-level|"
+    r"repo's|repository's|project's)\b"
+)
+#: what an override names: another file's rule ("the root", "any global instruction",
+#: "../AGENTS.md")
+_OVERRIDDEN = (
+    r"(?:(?:the|any|all|its|those|these|our|some|every)\s++)?(?:[\w'-]++\s++){0,2}?(?:"
+    + _OTHER_RULE
+    + r"|rules?\b|instructions?\b|guidance\b|conventions?\b|polic(?:y|ies)\b|guidelines?\b|"
+    r"agents\b|claude\b|[`(]*+(?:\.\./|~/))"
+)
+#: words that acknowledge overriding another rule. "Override the method", "explicit flags take
+#: precedence" and a bare "instead of npm" (which rejects a value) acknowledge nothing.
 _OVERRIDE = re.compile(
-    r"\boverrid(?:e|es|ing)\b|\btakes? precedence\b|\bsupersed(?:e|es|ing)\b|"
-    r"\bunlike the (?:root|parent|top-level|global)\b|"
-    r"\b(?:instead of|rather than|not) (?:what )?the (?:root|parent|top-level|global)\b",
+    # "this overrides", "this package intentionally overrides", "(overrides `../AGENTS.md`)"
+    r"\b(?:this|these|here)(?:\s++[\w'-]++){0,3}?\s++(?:overrid(?:e|es|ing)|"
+    r"supersed(?:e|es|ing)|takes? precedence)\b|\(\s*+(?:overrid(?:e|es)|supersedes)\b|"
+    # "overrides the root rule", "takes precedence over any global instruction"
+    r"\b(?:overrid(?:e|es|ing)|supersed(?:e|es|ing)|takes? precedence over|wins? over)\s++"
+    + _OVERRIDDEN
+    + r"|\boverridden\s++(?:here|by this|in this)\b|^\W*+overrides?\s*+:|"
+    r"\bunlike (?:in )?(?:the |our )?" + _OTHER_RULE + "|"
+    r"\b(?:instead of|rather than|not|ignore|ignoring|replaces?|replacing|departs? from|"
+    r"deviates? from|diverges? from|differs? from|in place of) (?:what )?(?:the |our )?"
+    + _OTHER_RULE
+    + "|"
+    r"\b(?:as|like) (?:at|in) the (?:root|parent|top level|top-level|rest of the repo)\b|"
+    r"\bexception to (?:the |our )?" + _OTHER_RULE + "|"
+    r"^\W*+exceptions?\s*+[:\u2014\u2013]",
+    re.I,
+)
+#: a heading that declares its section an override: any mention ("Overrides", "Local
+#: overrides") or an acknowledgment
+_OVERRIDE_HEADING = re.compile(r"\boverrid(?:e|es|ing|den)\b", re.I)
+#: an override sentence that speaks for its whole section ("This package overrides …", a
+#: lead-in "Overrides:"); any other covers its own paragraph or list item
+_SECTION_OVERRIDE = re.compile(
+    r"^\W*+(?:(?:this|the|these)\s++(?:[\w-]++\s++)?(?:file|package|folder|directory|module|"
+    r"service|app|crate|project|subproject|section|template|library|workspace|repo|"
+    r"repository)s?\b|overrides?\s*+:)",
     re.I,
 )
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|\Z)")
@@ -437,6 +480,8 @@ class _Extractor:
         self.out: list[Instruction] = []
         self.headings: list[tuple[int, str]] = []
         self.section_override = False
+        #: an override declared earlier in the paragraph or list item being read
+        self.block_override = False
 
     def run(self) -> list[Instruction]:
         tokens = _PARSER.parse(self.source)
@@ -493,7 +538,10 @@ class _Extractor:
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.headings.append((level, inline.content))
-        self.section_override = bool(_OVERRIDE.search(inline.content))
+        # a heading that declares an override covers its section, subsections included
+        self.section_override = any(
+            _OVERRIDE_HEADING.search(title) or _OVERRIDE.search(title) for _, title in self.headings
+        )
 
     def _in_example_section(self) -> bool:
         """Whether the current section is example material: a heading that names examples,
@@ -586,8 +634,16 @@ class _Extractor:
                     heading=tuple(title for _, title in self.headings),
                     override=self.section_override or bool(_OVERRIDE.search(body.masked)),
                     scope_hint=scope_hint,
+                    scope=self._row_scope(clause, scope_hint),
                 )
             )
+
+    def _row_scope(self, clause: str, scope_hint: str) -> Scope:
+        """A table row's scope: the sentence's own, narrowed by its scope column unless that
+        column covers the whole repository."""
+        heading = tuple(title for _, title in self.headings)
+        scope = scope_for(self.path, heading, clause, None)
+        return scope if covers_whole_repo(scope_hint) else scope.with_hint(scope_hint)
 
     def _inline(self, token: Token) -> bool:
         """Add the sentences of one inline token; True when it introduces an example."""
@@ -599,6 +655,7 @@ class _Extractor:
         locator = _Locator(self.lines, token.map[0], token.content)
         readable, masked = _blank_asides(plain)
         section_override = self.section_override
+        self.block_override = False
         for begin, end in _sentences(plain.text):
             self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
@@ -622,18 +679,32 @@ class _Extractor:
         if _is_sample(sentence, masked):
             return
         if _OVERRIDE.search(masked):
-            self.section_override = True
+            if _SECTION_OVERRIDE.match(masked) or masked.rstrip().endswith(":"):
+                self.section_override = True
+            else:
+                self.block_override = True
         choices: list[Choice] = []
+        opening: tuple[frozenset[str], str] | None = None
         for c_begin, c_end in _clauses(readable, masked):
             clause = readable[c_begin:c_end]
-            for choice in read_choices(clause, masked[c_begin:c_end]):
+            # a clause opened by a scope ("For the docs site, use npm") makes its choices in
+            # that scope: they are read from the rest of the clause, the scope goes in
+            # ``scope``; the first scoped clause of a sentence gives the sentence's scope
+            scoped = opening_scope(clause)
+            body = 0
+            if scoped is not None:
+                languages, condition, body = scoped
+                limits = bool(languages or condition)
+                if limits and (opening is None or (condition and not opening[1])):
+                    opening = (languages, condition)
+            for choice in read_choices(clause[body:], masked[c_begin + body : c_end]):
                 choices.append(
                     Choice(
                         choice.dimension,
                         choice.value,
                         choice.stance,
-                        choice.start + c_begin,
-                        choice.end + c_begin,
+                        choice.start + c_begin + body,
+                        choice.end + c_begin + body,
                         choice.group,
                     )
                 )
@@ -648,6 +719,7 @@ class _Extractor:
         line, column = locator.position(content_start)
         end_line, end_column = locator.position(content_end)
         normalized = _normalize(sentence)
+        heading = tuple(title for _, title in self.headings)
         self.out.append(
             Instruction(
                 path=self.path,
@@ -658,8 +730,9 @@ class _Extractor:
                 polarity=_polarity(masked),
                 directive=is_directive(masked) or bool(choices),
                 choices=tuple(choices),
-                heading=tuple(title for _, title in self.headings),
-                override=self.section_override,
+                heading=heading,
+                override=self.section_override or self.block_override,
+                scope=scope_for(self.path, heading, readable, opening),
             )
         )
 

@@ -75,6 +75,19 @@ RULES: tuple[Rule, ...] = (
         "hovers of every other file stay live; Pi still sends the whole file to the model.",
         "a 500 KB AGENTS.md of dense prose on a slow machine",
     ),
+    _r(
+        "PI106",
+        "acknowledged-override",
+        "information",
+        "A later context file (or its section) says it overrides an earlier rule, and does.",
+        "The override is intended, so it is not reported as a conflict; it is shown, quoting both "
+        "sides, because the model still receives both texts. It covers the list item or section "
+        'that says so: "this package overrides the root rule", "unlike the root AGENTS.md", '
+        '"takes precedence over", "Exception:", a heading "Overrides". A bare "instead '
+        'of npm" rejects a value and acknowledges nothing.',
+        "project/AGENTS.md: `- Use pnpm.`\n"
+        "project/legacy/AGENTS.md: `This package overrides the root rule: use npm.`  <- here",
+    ),
     # --- shadowing and trust -----------------------------------------------------------------
     _r(
         "PI201",

@@ -160,3 +160,60 @@ def test_a_skill_collision_names_the_working_directories_it_holds_for(tmp_path: 
     )
     assert by_winner[(user_skill, a_skill)].endswith("in the working directory `a`.")
     assert by_winner[(project_skill, a_skill)].endswith("in the working directory `a`.")
+
+
+# --- acknowledged overrides and scopes -------------------------------------------------------
+
+
+def check_text(tmp: Path) -> subprocess.CompletedProcess[str]:
+    """``pi-lsp check`` in its text format, run in ``tmp/ws``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
+    return subprocess.run(
+        [str(PI_LSP), "check"],
+        cwd=tmp / "ws",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_an_acknowledged_override_is_its_own_rule_and_names_the_root_file(tmp_path: Path) -> None:
+    ws = tree(tmp_path, ())
+    write(ws / "AGENTS.md", "# Project\n\n- Use pnpm.\n")
+    write(
+        ws / "legacy" / "AGENTS.md", "# Legacy\n\nThis package overrides the root rule: use npm.\n"
+    )
+    [found] = diagnostics(tmp_path)
+    assert (found["code"], found["rule"], found["severity"]) == (
+        "PI106",
+        "acknowledged-override",
+        "information",
+    )
+    assert found["path"] == "legacy/AGENTS.md"
+    assert "../AGENTS.md" in found["message"]
+    assert "\u201cUse pnpm.\u201d" in found["message"]
+    assert [r["path"] for r in found["related"]] == ["AGENTS.md"]
+    proc = check_text(tmp_path)
+    assert proc.returncode == 0, proc.stdout  # information does not fail the check
+    assert (
+        "legacy/AGENTS.md:3:1: PI106 Overrides the package manager of ../AGENTS.md" in proc.stdout
+    )
+    assert "[acknowledged-override]" in proc.stdout
+    assert "conflicting-instructions" not in proc.stdout
+
+
+def test_the_same_override_without_its_acknowledgment_is_a_conflict(tmp_path: Path) -> None:
+    ws = tree(tmp_path, ())
+    write(ws / "AGENTS.md", "# Project\n\n- Use pnpm.\n")
+    write(ws / "legacy" / "AGENTS.md", "# Legacy\n\nUse npm instead of pnpm.\n")
+    [found] = diagnostics(tmp_path)
+    assert (found["rule"], found["severity"]) == ("conflicting-instructions", "warning")
+
+
+def test_rules_of_different_language_sections_are_not_a_conflict(tmp_path: Path) -> None:
+    ws = tree(tmp_path, ())
+    write(ws / "AGENTS.md", "# Style\n\n## Python\n\n- Use 4 spaces for indentation.\n")
+    write(ws / "web" / "AGENTS.md", "# Web\n\n## TypeScript\n\n- Use 2 spaces for indentation.\n")
+    assert of_rule(diagnostics(tmp_path), "PI101") == []

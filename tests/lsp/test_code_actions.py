@@ -145,6 +145,20 @@ def lacks(code: str) -> Callable[[list[types.Diagnostic]], bool]:
     return lambda diagnostics: not any(d.code == code for d in diagnostics)
 
 
+def acknowledged_override_of(other: str) -> Callable[[list[types.Diagnostic]], bool]:
+    """The conflict warning is gone and an acknowledged override (PI106, information) that
+    names the other file is there instead."""
+    return lambda diagnostics: (
+        not any(d.code in ("PI101", "PI102") for d in diagnostics)
+        and any(
+            d.code == "PI106"
+            and d.severity == types.DiagnosticSeverity.Information
+            and other in d.message
+            for d in diagnostics
+        )
+    )
+
+
 async def diagnostic(client: LanguageClient, path: Path, code: str) -> types.Diagnostic:
     found = await wait_until(client, path, has(code))
     return next(d for d in found if d.code == code)
@@ -349,14 +363,34 @@ async def test_conflict_is_marked_as_an_override(workspace: Path, client_name: s
         assert action.edit is not None
         notify(client, apply_workspace_edit(action.edit))
         assert pkg.read_text() == "# Tools\n\n- Always use pnpm (this overrides `../AGENTS.md`).\n"
-        # an intended override stays visible, as information
-        await wait_until(
-            client,
-            pkg,
-            lambda ds: any(
-                d.code == "PI101" and d.severity == types.DiagnosticSeverity.Information for d in ds
-            ),
-        )
+        # an intended override stays visible, under its own rule, as information
+        found = await wait_until(client, pkg, acknowledged_override_of("../AGENTS.md"))
+        [note] = [d for d in found if d.code == "PI106"]
+        assert "\u201cAlways use pnpm (this overrides `../AGENTS.md`).\u201d" in note.message
+        assert note.related_information is not None
+        assert note.related_information[0].location.uri.endswith("/ws/AGENTS.md")
+        # already explicit: nothing left to fix
+        assert await actions_for(client, pkg, note) == []
+    finally:
+        await client.shutdown_session()
+
+
+async def test_an_acknowledged_override_is_published_as_its_own_rule(workspace: Path) -> None:
+    pkg = write(
+        workspace / "ws" / "pkg" / "AGENTS.md",
+        "# Tools\n\n## Overrides\n\n- Unlike the root AGENTS.md, always use pnpm.\n",
+    )
+    client = await start_client(workspace)
+    try:
+        found = await wait_until(client, pkg, acknowledged_override_of("../AGENTS.md"))
+        [note] = found
+        assert note.code == "PI106"
+        assert note.severity == types.DiagnosticSeverity.Information
+        assert "\u201cUse npm to install packages.\u201d" in note.message
+        # the user takes the acknowledgment back: the warning returns
+        open_document(client, pkg, "# Tools\n\n- Always use pnpm.\n")
+        conflict = await diagnostic(client, pkg, "PI101")
+        assert conflict.severity == types.DiagnosticSeverity.Warning
     finally:
         await client.shutdown_session()
 
@@ -387,7 +421,7 @@ async def test_override_note_lands_after_an_astral_character(
             pkg,
             lambda ds: (
                 all(d.severity == types.DiagnosticSeverity.Information for d in ds)
-                and has("PI101")(ds)
+                and acknowledged_override_of("../AGENTS.md")(ds)
             ),
         )
     finally:

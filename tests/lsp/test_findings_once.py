@@ -13,6 +13,7 @@ from lsprotocol import types
 from tests.lsp.harness import start_client, wait_until
 from tests.lsp.test_code_actions import (
     TRUST_COMMAND,
+    acknowledged_override_of,
     actions_for,
     apply_workspace_edit,
     diagnostic,
@@ -121,13 +122,8 @@ async def test_the_override_fix_names_the_global_file_relative_to_the_edited_one
             "# Tools\n\n- Use npm to install packages (this overrides `../agent/AGENTS.md`).\n"
         )
         assert str(workspace) not in root.read_text()
-        await wait_until(
-            client,
-            root,
-            lambda ds: any(
-                d.code == "PI101" and d.severity == types.DiagnosticSeverity.Information for d in ds
-            ),
-        )
+        # the warning gives way to an acknowledged override naming the global file
+        await wait_until(client, root, acknowledged_override_of("../agent/AGENTS.md"))
     finally:
         await client.shutdown_session()
 

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, DUPLICATE, find_conflicts
+from pi_lsp.lint.conflicts import (
+    ACKNOWLEDGED_OVERRIDE,
+    CONFLICT,
+    CONFLICT_IN_FILE,
+    DUPLICATE,
+    find_conflicts,
+)
 from pi_lsp.lint.fixes import (
     PLACEHOLDER_DESCRIPTION,
     Fix,
@@ -316,8 +322,13 @@ def test_conflict_is_marked_as_an_override(pkg: str, expected: str) -> None:
     assert fix.title == "State that this instruction overrides ../AGENTS.md"
     after = applied(files, fix)
     assert after[PKG] == expected
-    [finding] = [f for f in find_conflicts(list(after.items())) if f.rule == CONFLICT]
-    assert finding.severity == "information"
+    # the warning is gone; the pair is shown as an acknowledged override naming the root file
+    [finding] = find_conflicts(list(after.items()))
+    assert (finding.rule, finding.severity) == (ACKNOWLEDGED_OVERRIDE, "information")
+    assert finding.where.path == PKG
+    assert finding.related[0].where.path == ROOT
+    assert "../AGENTS.md" in finding.message
+    assert "\u201cUse npm to install packages.\u201d" in finding.message
     assert finding_fixes(finding, context(after)) == []  # already explicit
 
 
@@ -329,7 +340,8 @@ def test_conflict_in_one_file_can_be_resolved_either_way() -> None:
     assert apply_edits(text, remove.edits) == "- Keep it short.\n- Use 4 spaces for indentation.\n"
     overridden = apply_edits(text, override.edits)
     [finding] = find_conflicts([(ROOT, overridden)])
-    assert finding.severity == "information"
+    assert (finding.rule, finding.severity) == (ACKNOWLEDGED_OVERRIDE, "information")
+    assert "line 1" in finding.message
 
 
 def test_conflict_fix_is_not_offered_when_the_text_moved() -> None:

@@ -6,6 +6,7 @@ import threading
 import time
 
 from pi_lsp.lint.conflicts import (
+    ACKNOWLEDGED_OVERRIDE,
     CONFLICT,
     CONFLICT_IN_FILE,
     DUPLICATE,
@@ -61,8 +62,10 @@ def test_explicit_override_is_information() -> None:
     ]
     (finding,) = find_conflicts(chain)
     assert finding.severity == "information"
-    assert finding.rule == CONFLICT
-    assert finding.message.startswith("Overrides the package manager")
+    assert finding.rule == ACKNOWLEDGED_OVERRIDE
+    assert finding.message.startswith("Overrides the package manager of ../AGENTS.md")
+    assert "\u201cThis package overrides the root rule: use npm.\u201d" in finding.message
+    assert "\u201cUse pnpm.\u201d" in finding.message
     assert finding.data["override"] is True
 
 

@@ -98,7 +98,6 @@ def test_descriptions_alternatives_and_scopes_make_no_choice() -> None:
     assert _picks("- `pnpm install` runs in CI.") == set()
     assert _picks("- Some packages use Vitest, others Jest.") == set()
     assert _picks("- Use npm or pnpm.") == set()
-    assert _picks("- For the docs site, use npm.") == set()
     assert _picks("- Support Python 3.10 or later.") == set()
 
 

@@ -1,0 +1,290 @@
+"""Where an instruction applies: its scope, and whether two scopes overlap.
+
+A :class:`Scope` has four parts:
+
+* ``folder``: the folder of the context file. Every instruction of a nested ``AGENTS.md``
+  applies to that folder's subtree; the files of one chain all load for one working directory,
+  so their folders always overlap (that overlap is the ordinary cross-file conflict).
+* ``languages``: the languages or file types the rule is limited to, from the nearest heading
+  that names one ("## Python", "### TypeScript style") or from the sentence ("In TypeScript
+  files, …", "for `*.tsx` files", "Go code …"). Empty means every language.
+* ``condition``: the situation the rule is limited to, from a phrase that opens the clause
+  ("When running in CI, …", "If the build fails, …", "For the docs site, …", "For hotfixes,
+  …"), lowercased. Empty means always.
+* ``heading``: the heading path, for messages and for the tier-2 judge.
+
+Two scopes overlap (:func:`scopes_overlap`) when their languages share one (or either names
+none) and their conditions are the same (both empty, or the same words). Tier 1 compares only
+overlapping instructions. Pairs it declines because one side is conditional, or the two
+conditions differ, are candidates for a judge: :func:`declined_reason` says why a pair was
+declined, and :func:`pi_lsp.lint.conflicts.declined_pairs` lists them for a chain. Pairs in
+different explicit languages are not candidates: a Python rule and a TypeScript rule do not
+meet.
+
+A scope given as plain text (a table's scope column, "Python", "docs site", "CI") folds into a
+scope with :meth:`Scope.with_hint`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+
+#: language key -> the words that name it (whole words, any case but for :data:`_SHORT`)
+_LANGUAGE_WORDS: dict[str, tuple[str, ...]] = {
+    "python": ("python",),
+    "typescript": ("typescript", "ts"),
+    "javascript": ("javascript", "js"),
+    "go": ("go", "golang"),
+    "rust": ("rust",),
+    "java": ("java",),
+    "kotlin": ("kotlin",),
+    "ruby": ("ruby",),
+    "csharp": ("c#", "csharp"),
+    "swift": ("swift",),
+    "php": ("php",),
+    "shell": ("shell", "bash", "sh"),
+    "sql": ("sql",),
+    "css": ("css", "scss", "sass"),
+    "html": ("html",),
+    "markdown": ("markdown",),
+    "yaml": ("yaml",),
+    "terraform": ("terraform",),
+    "elixir": ("elixir",),
+    "scala": ("scala",),
+    "dart": ("dart",),
+    "cpp": ("c++", "cpp"),
+}
+#: short or common words that name a language only as written here ("Go", not "go")
+_CASED_SPELLINGS = frozenset(
+    {"Go", "Golang", "TS", "JS", "SQL", "CSS", "SCSS", "HTML", "Bash", "Shell", "YAML", "PHP"}
+)
+_SHORT = frozenset(
+    {"go", "golang", "ts", "js", "sql", "css", "scss", "html", "bash", "shell", "sh"}
+)
+
+#: file extension -> language key
+_EXTENSIONS: dict[str, str] = {
+    "py": "python",
+    "pyi": "python",
+    "ts": "typescript",
+    "tsx": "typescript",
+    "mts": "typescript",
+    "cts": "typescript",
+    "js": "javascript",
+    "jsx": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "go": "go",
+    "rs": "rust",
+    "java": "java",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "rb": "ruby",
+    "cs": "csharp",
+    "swift": "swift",
+    "php": "php",
+    "sh": "shell",
+    "bash": "shell",
+    "sql": "sql",
+    "css": "css",
+    "scss": "css",
+    "html": "html",
+    "md": "markdown",
+    "yml": "yaml",
+    "yaml": "yaml",
+    "tf": "terraform",
+    "ex": "elixir",
+    "exs": "elixir",
+    "scala": "scala",
+    "dart": "dart",
+    "cpp": "cpp",
+    "cc": "cpp",
+    "hpp": "cpp",
+}
+
+
+def _word_alternation(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_ALL_WORDS = tuple(w for words in _LANGUAGE_WORDS.values() for w in words)
+_BY_WORD = {w: key for key, words in _LANGUAGE_WORDS.items() for w in words}
+_LANGUAGE_WORD = _word_alternation(_ALL_WORDS)
+#: the nouns a language names a scope with: "TypeScript files", "Python code"
+_SCOPE_NOUN = (
+    r"(?:files?|code|sources?|source files?|modules?|packages?|projects?|tests?|components?|"
+    r"scripts?|services?|crates?|libraries|library|bindings?|snippets?|examples?)\b"
+)
+_EXTENSION = _word_alternation(tuple(_EXTENSIONS))
+#: "`*.tsx`", "*.py", ".ts files"
+_GLOB = re.compile(
+    r"(?<![\w.])(?:\*{1,2}/)?\*?\.(" + _EXTENSION + r")\b(?![\w.])",
+    re.IGNORECASE,
+)
+#: a language named as a scope anywhere in a sentence: "in TypeScript files", "Go code"
+_SENTENCE_LANGUAGE = re.compile(
+    r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])\s?" + _SCOPE_NOUN, re.IGNORECASE
+)
+_HEADING_WORD = re.compile(r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])", re.IGNORECASE)
+
+
+def _names_language(written: str) -> bool:
+    """Whether a matched language word counts as written: a short or common one ("go",
+    "sh") only in its usual spelling ("Go", "Bash")."""
+    return written.lower() not in _SHORT or written in _CASED_SPELLINGS or written == "sh"
+
+
+#: a phrase that opens a clause and limits it, up to the comma that ends it
+_OPENING_SCOPE = re.compile(
+    r"^\W*+(?P<phrase>(?:for|in|inside|within|under|when|whenever|if|unless|while|on|"
+    r"outside|unlike)\s[^,;:]{1,80}+),\s*+(?=\S)",
+    re.IGNORECASE,
+)
+#: openings that do not limit the clause ("In this package, …" is the file's own folder;
+#: "In general, …", "If in doubt, …")
+_NOT_A_CONDITION = re.compile(
+    r"^(?:in|for|within|inside|under|on)\s+(?:this|the|our)\s+(?:package|directory|folder|"
+    r"repo|repository|project|subproject|workspace|module|codebase|monorepo|service|app|crate)"
+    r"(?:\s+(?:here|itself))?$"
+    r"|^(?:in|for|on)\s+(?:all|every|general|any|short|particular|addition|practice|"
+    r"summary|most|each)\b"
+    r"|^(?:if|when)\s+(?:in\s+doubt|unsure|possible|needed|necessary|applicable)$"
+    r"|^unless\s+(?:(?:told|asked|instructed|stated|noted|specified)\s+otherwise|"
+    r"otherwise\s+(?:told|asked|instructed|stated|noted|specified))$"
+    r"|^for\s+(?:now|the\s+time\s+being)$"
+    r"|^unlike\b"
+    r"|^(?:in|for)\s+(?:all|every|any)\b",
+    re.IGNORECASE,
+)
+#: a sentence that ends on one of a few unmistakable situations ("Use `npm ci` in CI."); a
+#: trailing "when …" or "if …" is too often the rule's general purpose ("use pnpm when
+#: installing packages") to count
+_TRAILING_CONDITION = re.compile(
+    r"\s((?:in|on|during)\s++(?:the\s++)?ci(?:\s++(?:jobs?|runs?|pipelines?))?|"
+    r"for\s++hotfix(?:es)?|for\s++(?:the\s++)?docs(?:\s++site)?)\W*+$",
+    re.IGNORECASE,
+)
+#: "the docs site" and "docs site" are one condition
+_CONDITION_FILLER = re.compile(r"\b(?:the|a|an|any|all|our|your)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where one instruction applies (see the module documentation)."""
+
+    folder: str = ""
+    languages: frozenset[str] = frozenset()
+    condition: str = ""
+    heading: tuple[str, ...] = ()
+
+    @property
+    def conditional(self) -> bool:
+        return bool(self.condition)
+
+    def with_hint(self, hint: str) -> Scope:
+        """This scope narrowed by a scope given as plain text (a table row's scope column):
+        languages when the text names them ("Python", "`*.tsx`"), else a condition."""
+        text = hint.strip()
+        if not text:
+            return self
+        languages = languages_of(text) or heading_languages(text)
+        if languages:
+            return replace(self, languages=languages)
+        return replace(self, condition=normalize_condition(text))
+
+
+#: the scope of an instruction that applies everywhere its file applies
+EVERYWHERE = Scope()
+
+
+def normalize_condition(phrase: str) -> str:
+    """A condition's words compared as words: lowercase, articles dropped, spacing collapsed."""
+    text = _CONDITION_FILLER.sub("", phrase.replace("`", "").lower())
+    return " ".join(text.split()).strip(" .!?:;,")
+
+
+def languages_of(text: str) -> frozenset[str]:
+    """The languages ``text`` names as a scope: "in TypeScript files", "for `*.py`"."""
+    found = {
+        _BY_WORD[m.group(1).lower()]
+        for m in _SENTENCE_LANGUAGE.finditer(text)
+        if _names_language(m.group(1))
+    }
+    found.update(_EXTENSIONS[m.group(1).lower()] for m in _GLOB.finditer(text))
+    return frozenset(found)
+
+
+def heading_languages(title: str) -> frozenset[str]:
+    """The languages a heading names ("Python", "TypeScript style", "Go (backend)")."""
+    found = {
+        _BY_WORD[m.group(1).lower()]
+        for m in _HEADING_WORD.finditer(title)
+        if _names_language(m.group(1)) and m.group(1) != "sh"
+    }
+    found.update(_EXTENSIONS[m.group(1).lower()] for m in _GLOB.finditer(title))
+    return frozenset(found)
+
+
+def opening_scope(clause: str) -> tuple[frozenset[str], str, int] | None:
+    """The scope phrase a clause opens with ("For the docs site, use npm"): the languages it
+    names, its condition (empty when it only names languages) and where the rest of the clause
+    begins; both empty for an opening that does not limit the clause ("In this package, …",
+    "In general, …", "Unlike the root AGENTS.md, …"); ``None`` when the clause opens with no
+    such phrase."""
+    match = _OPENING_SCOPE.match(clause)
+    if match is None:
+        return None
+    phrase = match.group("phrase").strip()
+    if _NOT_A_CONDITION.match(phrase):
+        return frozenset(), "", match.end()
+    languages = languages_of(phrase) or heading_languages(phrase)
+    if languages:
+        return languages, "", match.end()
+    return frozenset(), normalize_condition(phrase), match.end()
+
+
+def scope_for(
+    path: str, heading: tuple[str, ...], sentence: str, opening: tuple[frozenset[str], str] | None
+) -> Scope:
+    """The scope of a sentence of ``path`` under ``heading``: the languages of its opening
+    phrase, else those it names as a scope, else those of its nearest heading that names one;
+    the condition of its opening phrase, else of its last words ("… in CI.")."""
+    languages: frozenset[str] = frozenset()
+    condition = ""
+    if opening is not None:
+        languages, condition = opening
+    if not condition:
+        trailing = _TRAILING_CONDITION.search(sentence)
+        if trailing is not None:
+            condition = normalize_condition(trailing.group(1))
+    if not languages:
+        languages = languages_of(sentence)
+    if not languages:
+        for title in reversed(heading):
+            languages = heading_languages(title)
+            if languages:
+                break
+    return Scope(os.path.dirname(path), languages, condition, heading)
+
+
+def declined_reason(a: Scope, b: Scope) -> str | None:
+    """Why two instructions with these scopes are not compared by tier 1, or ``None`` when
+    their scopes overlap: ``"languages"`` (explicit, different languages: never a conflict),
+    ``"conditional"`` (one side applies only under a condition the other does not state) or
+    ``"conditions"`` (two different conditions). The last two are candidates for a judge."""
+    if a.languages and b.languages and not (a.languages & b.languages):
+        return "languages"
+    if a.condition == b.condition:
+        return None
+    if a.condition and b.condition:
+        return "conditions"
+    return "conditional"
+
+
+def scopes_overlap(a: Scope, b: Scope) -> bool:
+    """Whether two instructions with these scopes can contradict each other: the same
+    condition (or none on both sides) and a language in common (or no language on a side).
+    Folders are not compared: the files of one chain all apply where the chain loads."""
+    return declined_reason(a, b) is None
