@@ -75,6 +75,20 @@ RULES: tuple[Rule, ...] = (
         "hovers of every other file stay live; Pi still sends the whole file to the model.",
         "a 500 KB AGENTS.md of dense prose on a slow machine",
     ),
+    _r(
+        "PI107",
+        "judged-conflict",
+        "warning",
+        "The model judge (opt-in: `pi-lsp check --judge`, server setting `judge`) read two "
+        "instructions as conflicting; the message gives the model's one-line reason. A pair it "
+        "reads as a deliberate override is reported at information severity.",
+        "Some contradictions need reading, not word matching: a convention stated as a fact "
+        "against a rule, or a scope that may or may not cover the other file. The judge asks "
+        "your own configured model about the pairs the word rules left undecided; its verdict "
+        "is cached, and discarded when its quotes are not in the files.",
+        "AGENTS.md: `The docs site is built with npm.`\n"
+        "docs/AGENTS.md: `Always use pnpm here.`  <- judged: one tool for the docs",
+    ),
     # --- shadowing and trust -----------------------------------------------------------------
     _r(
         "PI201",

@@ -74,6 +74,7 @@ def test_every_function_applying_patterns_to_user_text_is_linear() -> None:
         "glob matching a long path",
         "ignore rules matching a long path",
         "instructions of a context file",
+        "model judge answer",
     }
     assert super_linear(records) == []
 
