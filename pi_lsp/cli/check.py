@@ -111,9 +111,14 @@ async def _judged(result: TreeLint, root: str, opts: argparse.Namespace) -> Tree
     docstring); on any failure ``result`` as it was, said once on stderr."""
     from pi_lsp.agent.one_shot import ModelUnavailable, judge_model, one_shot
     from pi_lsp.agent.providers.transport import aclose_shared_clients
-    from pi_lsp.lint.engine import Diagnostic, TreeLint, working_directories
+    from pi_lsp.lint.engine import (
+        Diagnostic,
+        LintConfig,
+        TreeLint,
+        configured_diagnostics,
+        working_directories,
+    )
     from pi_lsp.lint.judge import VerdictCache, default_cache_path, judge_chain
-    from pi_lsp.lint.rules import rule_for
     from pi_lsp.resources.loader import LoadOptions, ResourceCache, load_resources
 
     cache_files = ResourceCache()
@@ -153,7 +158,7 @@ async def _judged(result: TreeLint, root: str, opts: argparse.Namespace) -> Tree
                 key = (finding.where, finding.rule, finding.message)
                 if key not in seen:
                     seen.add(key)
-                    added.append(Diagnostic(finding, rule_for(finding.rule), finding.severity))
+                    added.extend(configured_diagnostics([finding], LintConfig()))
     finally:
         await aclose_shared_clients()
     _note(
