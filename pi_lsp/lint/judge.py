@@ -22,6 +22,7 @@ error and no judged findings: the caller falls back to tier 1 and says so once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -155,11 +156,15 @@ def _comparable(text: str) -> str:
 
 
 def _quoted(quote: object, sentence: str) -> bool:
-    """Whether ``quote`` is a run of words of ``sentence`` (markup, case and spacing aside)."""
+    """Whether ``quote`` is a run of at least two words of ``sentence`` (or all of it),
+    markup, case and spacing aside."""
     if not isinstance(quote, str):
         return False
     wanted = _comparable(quote).strip(" .,;:!?\"'\u201c\u201d")
-    return len(wanted) >= 3 and wanted in _comparable(sentence)
+    whole = _comparable(sentence)
+    if not wanted or wanted not in whole:
+        return False
+    return " " in wanted or wanted == whole.strip(" .,;:!?\"'\u201c\u201d")
 
 
 def _json_object(text: str) -> object:
@@ -361,7 +366,8 @@ async def judge_chain(
 ) -> JudgeRun:
     """Judge one chain's candidate pairs (see the module docstring). Cancelling the awaiting
     task cancels the request; what was judged before is kept in the cache."""
-    candidates = [*chain_candidates(chain), *extra]
+    # reading the chain takes as long as a lint of it: off the event loop
+    candidates = [*(await asyncio.to_thread(chain_candidates, chain)), *extra]
     run = JudgeRun()
     judged: list[tuple[Candidate, Verdict]] = []
     todo: list[tuple[Candidate, str]] = []
