@@ -37,7 +37,7 @@ from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, find_conflicts, in
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.judge_candidates import Candidate, declined_pairs
 from pi_lsp.resources.model import Finding, RelatedLocation
-from pi_lsp.resources.shown_paths import reference_from
+from pi_lsp.resources.shown_paths import reference_from, shown_path
 
 __all__ = [
     "JUDGED",
@@ -118,13 +118,9 @@ def _clip(text: str) -> str:
 
 
 def _side(instruction: Instruction, role: str, root: str | None) -> dict[str, str]:
-    path = instruction.path
-    if root is not None:
-        with contextlib.suppress(ValueError):
-            path = os.path.relpath(path, root)
     return {
         "role": role,
-        "file": path,
+        "file": instruction.path if root is None else shown_path(instruction.path, root),
         "heading": " > ".join(instruction.heading),
         "text": _clip(instruction.text),
     }
@@ -141,7 +137,8 @@ def request_text(candidates: Sequence[Candidate], root: str | None = None) -> st
         for number, c in enumerate(candidates, 1)
     ]
     return (
-        f"Judge these {len(pairs)} pairs. Files are relative to the repository root.\n"
+        f"Judge these {len(pairs)} pairs. Files are relative to the repository root "
+        "(~/ is the user's home: the global file).\n"
         + json.dumps({"pairs": pairs}, ensure_ascii=False, indent=1)
     )
 
