@@ -23,6 +23,7 @@ from tests.agent.http_fixtures import (
     LocalHTTPServer,
     RecordedRequest,
     Reply,
+    anthropic_text_reply,
     json_reply,
     openai_chunk,
     openai_error_body,
@@ -228,3 +229,42 @@ async def test_a_corrupt_cache_file_is_ignored_and_rewritten(
     saved = json.loads(path.read_text())
     assert len(saved["verdicts"]) == 2
     assert list(tmp_path.iterdir()) == [path]  # no temp file left behind
+
+
+async def test_an_anthropic_model_is_asked_the_same_way(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    def handler(request: RecordedRequest) -> Reply:
+        body = request.json()
+        user = body["messages"][-1]["content"]
+        text = user if isinstance(user, str) else "".join(p["text"] for p in user)
+        pairs = json.loads(text[text.index("{") :])["pairs"]
+        verdicts = [
+            {
+                "id": p["id"],
+                "verdict": "conflict",
+                "earlier_quote": p["earlier"]["text"],
+                "later_quote": p["later"]["text"],
+                "reason": "disagree",
+            }
+            for p in pairs
+        ]
+        return anthropic_text_reply(json.dumps({"verdicts": verdicts}))
+
+    server.handler = handler
+    info = ModelInfo(
+        id="claude-judge",
+        provider="anthropic",
+        api="anthropic-messages",
+        base_url=server.base_url,
+        max_tokens=2000,
+    )
+    ask = one_shot(ResolvedModel(model=info, api_key=Secret("sk-ant-judge")))
+    run = await judge_chain(chain(tmp_path), ask, "anthropic/claude-judge", VerdictCache(None))
+    [request] = server.requests
+    assert request.path == "/v1/messages"
+    body = request.json()
+    system = body["system"]
+    assert [block["text"] for block in system] == [SYSTEM_PROMPT]
+    assert body.get("tools") in (None, [])
+    assert len(run.findings) == 2 and run.error is None
