@@ -2,19 +2,28 @@
 
 PATH is linted for every working directory under it that has a context file; the findings are
 printed as text, JSON or SARIF, and the exit code says whether one reached the ``--fail-on``
-level.
+level. ``--judge`` also asks the configured model (the one ``pi-lsp chat`` would use, or
+``--judge-model``) about the pairs of instructions the word rules left undecided: one request
+per chain, verdicts cached under ``$XDG_CACHE_HOME/pi-lsp`` (rule ``judged-conflict``). Without
+a usable model, or when the request fails, it says so once on stderr and reports the word
+rules' findings only.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_lsp.cli.options import add_approve_options
 from pi_lsp.cli.output import EXIT_FAILED, EXIT_OK, fail, write_replacing
 from pi_lsp.lint.fail_levels import DEFAULT_FAIL_ON, FAIL_ON_LEVELS
+
+if TYPE_CHECKING:
+    from pi_lsp.lint.engine import TreeLint
 
 __all__ = ["add_check_parser", "run_check_command"]
 
@@ -56,6 +65,18 @@ def add_check_parser(commands: Any) -> None:
         metavar="TOKENS",
         help="model context window for the budget rule (default 128000)",
     )
+    check.add_argument(
+        "--judge",
+        action="store_true",
+        help="also ask the configured model about pairs of instructions the word rules cannot "
+        "settle (one request per chain, verdicts cached; off by default)",
+    )
+    check.add_argument(
+        "--judge-model",
+        default=None,
+        metavar="PROVIDER/ID",
+        help="the model for --judge (default: the model `pi-lsp chat` would use)",
+    )
 
 
 def run_check_command(opts: argparse.Namespace) -> int:
@@ -72,7 +93,78 @@ def run_check_command(opts: argparse.Namespace) -> int:
         return fail("--model-window must be a positive number of tokens")
     config = LintConfig(settings=LintSettings(model_window=opts.model_window))
     result = lint_tree(root, agent_dir=opts.agent_dir, approve=opts.approve, config=config)
+    if opts.judge:
+        result = asyncio.run(_judged(result, root, opts))
     render = {"text": as_text, "json": as_json, "sarif": as_sarif}[opts.format]
     write_replacing(render(result, root, resolve_agent_dir(opts.agent_dir)))
     failed = fails((d.severity for d in result.diagnostics), opts.fail_on)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _note(message: str) -> None:
+    sys.stderr.write(f"pi-lsp: judge: {message}\n")
+    sys.stderr.flush()
+
+
+async def _judged(result: TreeLint, root: str, opts: argparse.Namespace) -> TreeLint:
+    """``result`` with the judge's findings for every chain of the tree (see the module
+    docstring); on any failure ``result`` as it was, said once on stderr."""
+    from pi_lsp.agent.one_shot import ModelUnavailable, judge_model, one_shot
+    from pi_lsp.agent.providers.transport import aclose_shared_clients
+    from pi_lsp.lint.engine import (
+        Diagnostic,
+        LintConfig,
+        TreeLint,
+        configured_diagnostics,
+        working_directories,
+    )
+    from pi_lsp.lint.judge import VerdictCache, default_cache_path, judge_chain
+    from pi_lsp.resources.loader import LoadOptions, ResourceCache, load_resources
+
+    cache_files = ResourceCache()
+    chains: dict[tuple[tuple[str, str], ...], None] = {}
+    settings: dict[str, Any] = {}
+    agent_dir = ""
+    for cwd in working_directories(root):
+        options = LoadOptions(cwd=cwd, agent_dir=opts.agent_dir, approve=opts.approve)
+        resources = load_resources(options, cache=cache_files)
+        agent_dir, settings = resources.agent_dir, dict(resources.settings.merged)
+        chain = tuple((f.path, f.content) for f in resources.context_files.files)
+        if chain:
+            chains[chain] = None
+    try:
+        resolved = judge_model(agent_dir, settings, opts.judge_model)
+    except ModelUnavailable as error:
+        _note(f"no model to ask ({error}); word-rule findings only")
+        return result
+    model = f"{resolved.model.provider}/{resolved.model.id}"
+    ask = one_shot(resolved)
+    cache = VerdictCache(default_cache_path())
+    seen = {(d.finding.where, d.finding.rule, d.finding.message) for d in result.diagnostics}
+    added: list[Diagnostic] = []
+    asked = cached = discarded = left = requests = 0
+    try:
+        for chain in chains:
+            run = await judge_chain(chain, ask, model, cache, root=root)
+            if run.error is not None:
+                _note(f"{model} failed ({run.error}); word-rule findings only")
+                return result
+            asked += run.asked
+            cached += run.cached
+            discarded += run.discarded
+            left += run.left
+            requests += run.requests
+            for finding in run.findings:
+                key = (finding.where, finding.rule, finding.message)
+                if key not in seen:
+                    seen.add(key)
+                    added.extend(configured_diagnostics([finding], LintConfig()))
+    finally:
+        await aclose_shared_clients()
+    _note(
+        f"{model}: {asked} pairs asked in {requests} requests, {cached} from the cache, "
+        f"{discarded} verdicts discarded (quotes not found)"
+        + (f", {left} pairs left for the next run" if left else "")
+    )
+    diagnostics = sorted([*result.diagnostics, *added], key=lambda d: d.sort_key)
+    return TreeLint(diagnostics, result.context_files)

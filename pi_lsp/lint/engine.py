@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pi_lsp.lint.checks import LintRun, LintSettings, run_checks
@@ -59,6 +59,11 @@ def _diagnostic(finding: Finding, config: LintConfig) -> Diagnostic | None:
     if configured in ("error", "warning", "information", "hint"):
         severity = configured  # type: ignore[assignment]
     return Diagnostic(finding, rule, severity)
+
+
+def configured_diagnostics(findings: Iterable[Finding], config: LintConfig) -> list[Diagnostic]:
+    """``findings`` as diagnostics with their configured severities (rules turned off left out)."""
+    return [d for f in findings if (d := _diagnostic(f, config)) is not None]
 
 
 def lint_resources(

@@ -88,6 +88,20 @@ RULES: tuple[Rule, ...] = (
         "project/AGENTS.md: `- Use pnpm.`\n"
         "project/legacy/AGENTS.md: `This package overrides the root rule: use npm.`  <- here",
     ),
+    _r(
+        "PI107",
+        "judged-conflict",
+        "warning",
+        "The model judge (opt-in: `pi-lsp check --judge`, server setting `judge`) read two "
+        "instructions as conflicting; the message gives the model's one-line reason. A pair it "
+        "reads as a deliberate override is reported at information severity.",
+        "Some contradictions need reading, not word matching: a convention stated as a fact "
+        "against a rule, or a scope that may or may not cover the other file. The judge asks "
+        "your own configured model about the pairs the word rules left undecided; its verdict "
+        "is cached, and discarded when its quotes are not in the files.",
+        "AGENTS.md: `The docs site is built with npm.`\n"
+        "docs/AGENTS.md: `Always use pnpm here.`  <- judged: one tool for the docs",
+    ),
     # --- shadowing and trust -----------------------------------------------------------------
     _r(
         "PI201",

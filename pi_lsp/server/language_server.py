@@ -19,7 +19,7 @@ import contextlib
 import logging
 import os
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
@@ -28,6 +28,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__
+from pi_lsp.lint.engine import Diagnostic
 from pi_lsp.prompt.system_prompt import PromptDocument
 from pi_lsp.server.convert import lsp_diagnostic, uri_of
 from pi_lsp.server.disk_changes import DiskChanges
@@ -123,6 +124,12 @@ class PiLanguageServer(LanguageServer):
         self.client_watches = False  # the client took our file-watcher registration
         self.shutting_down = False
         self._reporting = False
+        #: diagnostics that features add to the rebuild's (the model judge), by file
+        self.diagnostic_sources: list[Callable[[], Mapping[str, list[Diagnostic]]]] = []
+        #: called after each rebuild has published, with what it did
+        self.after_rebuild: list[Callable[[Rebuild], None]] = []
+        #: called with the path of every saved document
+        self.on_save: list[Callable[[str], None]] = []
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Tell the client about an error, unless telling it is what fails.
@@ -223,6 +230,8 @@ class PiLanguageServer(LanguageServer):
         self.last_rebuild = ((loop.time() - started) * 1000, result.reason)
         self.publish(result)
         self._announce(result, prompts)
+        for hook in self.after_rebuild:
+            hook(result)
         if 0 < len(result.reloaded) <= PRECOUNTED_PROMPTS:
             # counted after publishing, off the event loop, so the next hover finds them ready
             documents = [self.state.prompt(cwd) for cwd in result.reloaded]
@@ -276,10 +285,21 @@ class PiLanguageServer(LanguageServer):
 
     # --- publishing -------------------------------------------------------------------------
 
+    def republish(self) -> None:
+        """Publish again what changed since the last publish (a feature's diagnostics)."""
+        if not self.shutting_down:
+            self.publish(Rebuild(frozenset(), (), self.state.diagnostics))
+
     def publish(self, result: Rebuild) -> None:
         """Send the diagnostics of every file whose diagnostics (or buffer version) changed."""
         rules_doc = self.state.settings.rules_doc_url
-        by_path = result.diagnostics
+        by_path: Mapping[str, list[Diagnostic]] = result.diagnostics
+        if self.diagnostic_sources:
+            merged = {path: list(found) for path, found in by_path.items()}
+            for source in self.diagnostic_sources:
+                for path, found in source().items():
+                    merged.setdefault(path, []).extend(found)
+            by_path = merged
         # open buffers too: a file opened without problems gets its (empty) version-stamped list
         for path in set(by_path) | set(self._shown) | set(self.state.buffers):
             diagnostics = by_path.get(path, [])

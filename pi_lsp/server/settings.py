@@ -32,6 +32,12 @@ class ServerSettings:
     #: a file of the full size budget (256 KiB, ~6 s per MB) takes, so that only unusually
     #: slow content runs out of it
     file_budget_ms: int = 4000
+    #: tier 2: ask the configured model about pairs the word rules leave undecided (on save,
+    #: and after ``judge_idle_ms`` without changes; 0: on save only)
+    judge: bool = False
+    #: ``provider/id`` for the judge; None: the model ``pi-lsp chat`` would use
+    judge_model: str | None = None
+    judge_idle_ms: int = 5000
 
     @classmethod
     def from_options(cls, options: object) -> tuple[ServerSettings, list[str]]:
@@ -56,6 +62,7 @@ class ServerSettings:
             ("modelWindow", "model_window", 1),
             ("debounceMs", "debounce_ms", 0),
             ("fileBudgetMs", "file_budget_ms", 1),
+            ("judgeIdleMs", "judge_idle_ms", 0),
         ):
             value = options.get(key)
             if value is None:
@@ -64,6 +71,16 @@ class ServerSettings:
                 changes[attr] = value
             else:
                 problems.append(f"{key} must be a whole number ≥ {low}, got {value!r}; ignored")
+        judge = options.get("judge")
+        if isinstance(judge, bool):
+            changes["judge"] = judge
+        elif judge is not None:
+            problems.append(f"judge must be true or false, got {judge!r}; ignored")
+        judge_model = options.get("judgeModel")
+        if isinstance(judge_model, str) and judge_model:
+            changes["judge_model"] = judge_model
+        elif judge_model not in (None, ""):
+            problems.append(f"judgeModel must be provider/id, got {judge_model!r}; ignored")
         url = options.get("rulesDocUrl")
         if isinstance(url, str) and url:
             changes["rules_doc_url"] = url

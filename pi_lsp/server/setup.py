@@ -16,6 +16,7 @@ from pi_lsp.server.features import (
     code_actions,
     completion,
     hover,
+    judge,
     links,
     navigation,
     status,
@@ -40,6 +41,7 @@ FEATURES = (
     system_prompt,
     tool_runs,
     chat,
+    judge,
     status,
 )
 
@@ -98,7 +100,10 @@ def create_server() -> PiLanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: PiLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.request_rebuild([path_of(params.text_document.uri)])
+        path = path_of(params.text_document.uri)
+        ls.request_rebuild([path])
+        for hook in ls.on_save:
+            hook(path)
 
     for feature in FEATURES:
         feature.register(server)

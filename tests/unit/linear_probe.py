@@ -366,6 +366,8 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
     from pi_lsp.js.json_document import parse_json_document
     from pi_lsp.lint.instructions import extract_instructions
+    from pi_lsp.lint.judge import parse_verdicts
+    from pi_lsp.lint.judge_candidates import Candidate
     from pi_lsp.lint.scopes import heading_languages, languages_of, opening_scope
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
@@ -376,6 +378,15 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     globs = [fd_pattern(glob)[0] for glob in ("*a*a*a*a*b", "**/**/**/x", "a/**/**/**/b")]
     rules = [parse_rule(line) for line in ("*a*a*a*b", "**/**/x", "!a*/**/b*", "/a/**/**/b")]
     ignore = IgnoreFile(b"/root", [rule for rule in rules if rule is not None])
+
+    first, second = extract_instructions("/x/AGENTS.md", "- Use npm.\n- Use pnpm.\n")
+
+    def judge_answer(text: str) -> object:
+        """A model's answer quoting ``text``, checked against a sentence that is ``text``."""
+        sentence = dataclasses.replace(second, text=text)
+        item = {"id": 1, "verdict": "conflict", "earlier_quote": "npm", "later_quote": text}
+        answer = text + json.dumps({"verdicts": [item]}) + text
+        return parse_verdicts(answer, [Candidate(first, sentence, "probe")])
 
     def match_globs(text: str) -> object:
         path = text.encode("utf-8", "surrogatepass")
@@ -403,6 +414,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
             languages_of(text),
             heading_languages(text),
         ),
+        "model judge answer": judge_answer,
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
             text.encode("utf-8", "surrogatepass"), False

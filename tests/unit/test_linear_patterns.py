@@ -77,6 +77,7 @@ def test_every_function_applying_patterns_to_user_text_is_linear() -> None:
         "ignore rules matching a long path",
         "instructions of a context file",
         "scope of a clause",
+        "model judge answer",
     }
     assert super_linear(records) == []
 

@@ -31,6 +31,9 @@ def status(ls: PiLanguageServer) -> dict[str, Any]:
             "debounceMs": settings.debounce_ms,
             "severities": settings.severities,
             "rulesDocUrl": settings.rules_doc_url,
+            "judge": settings.judge,
+            "judgeModel": settings.judge_model,
+            "judgeIdleMs": settings.judge_idle_ms,
         },
     }
 

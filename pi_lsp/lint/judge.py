@@ -1,0 +1,401 @@
+"""Tier 2: a model judges the pairs of instructions that words alone cannot settle.
+
+Off by default; ``pi-lsp check --judge`` and the server setting ``judge`` turn it on. For one
+chain (the context files one working directory loads, in prompt order) :func:`judge_chain`
+
+1. takes the candidate pairs (:func:`~pi_lsp.lint.judge_candidates.declined_pairs`, less the
+   pairs tier 1 already reported, plus any ``extra`` candidates), at most :data:`MAX_PAIRS`;
+2. looks each pair up in the :class:`VerdictCache` (keyed by a hash of :data:`JUDGE_VERSION`,
+   the model, and both texts with their headings and roles), so a steady state asks nothing
+   and an edit asks only about pairs that touch changed text;
+3. sends the rest in **one** request (:func:`request_text`) through an injected
+   ``ask(system, user) -> text`` — the lint never talks to a provider itself;
+4. reads the JSON answer (:func:`parse_verdicts`): one verdict per pair, ``conflict`` /
+   ``override`` / ``scoped`` / ``compatible``, quoting both sentences and giving a one-line
+   reason. A verdict whose quotes are not in the sentences it names is discarded;
+5. turns ``conflict`` (warning) and ``override`` (information) into ``judged-conflict``
+   findings on the later sentence, naming the earlier one and the model's reason.
+
+``ask`` raising any exception other than cancellation makes :class:`JudgeRun` carry the
+error and no judged findings: the caller falls back to tier 1 and says so once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, find_conflicts, instructions_of
+from pi_lsp.lint.instructions import Instruction
+from pi_lsp.lint.judge_candidates import Candidate, declined_pairs
+from pi_lsp.resources.model import Finding, RelatedLocation
+from pi_lsp.resources.shown_paths import reference_from, shown_path
+
+__all__ = [
+    "JUDGED",
+    "JUDGE_VERSION",
+    "MAX_PAIRS",
+    "SYSTEM_PROMPT",
+    "Ask",
+    "JudgeRun",
+    "Verdict",
+    "VerdictCache",
+    "chain_candidates",
+    "default_cache_path",
+    "judge_chain",
+    "pair_key",
+    "parse_verdicts",
+    "request_text",
+]
+
+JUDGED = "judged-conflict"
+#: part of every cache key: a change of prompt or reading makes every verdict stale
+JUDGE_VERSION = "1"
+#: pairs in one request; the rest wait for the next run (the cache keeps what was judged)
+MAX_PAIRS = 40
+#: characters of one sentence sent to the model
+MAX_TEXT = 400
+#: verdicts kept in the cache file (the oldest are dropped)
+MAX_CACHED = 5000
+
+Kind = Literal["conflict", "override", "scoped", "compatible"]
+KINDS: tuple[Kind, ...] = ("conflict", "override", "scoped", "compatible")
+Ask = Callable[[str, str], Awaitable[str]]
+
+SYSTEM_PROMPT = """\
+You review instructions that a coding agent reads together: context files (AGENTS.md, \
+CLAUDE.md) concatenated from a global file down to the working directory. Later text comes \
+later in the prompt. For each numbered pair of sentences, decide:
+- "conflict": an agent cannot follow both in the same situation;
+- "override": they disagree, but the later one says or clearly means that it replaces the \
+earlier rule for its part of the project;
+- "scoped": they apply to different files, folders, languages or conditions, so both hold;
+- "compatible": no disagreement (one refines, repeats or merely describes the other).
+Answer with JSON only, no prose and no code fence: an object {"verdicts": [...]} with one \
+item per pair: {"id": <pair id>, "verdict": "conflict"|"override"|"scoped"|"compatible", \
+"earlier_quote": "<words copied exactly from the earlier sentence>", "later_quote": "<words \
+copied exactly from the later sentence>", "reason": "<one line, at most 20 words>"}. Quote \
+the words that decide the verdict. When unsure, answer "compatible".\
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    kind: Kind
+    reason: str
+
+
+@dataclass(slots=True)
+class JudgeRun:
+    """What judging one chain did: its findings, the pairs asked about (0: all cached) and
+    found in the cache, the verdicts discarded (quotes not found), the pairs left for a later
+    run, the requests sent (0 or 1), and the error that made it fall back."""
+
+    findings: list[Finding] = field(default_factory=list)
+    asked: int = 0
+    cached: int = 0
+    discarded: int = 0
+    #: pairs over :data:`MAX_PAIRS`, left for a later run
+    left: int = 0
+    requests: int = 0
+    error: str | None = None
+
+
+# --- the request ---------------------------------------------------------------------------------
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_TEXT else flat[: MAX_TEXT - 1] + "\u2026"
+
+
+def _side(instruction: Instruction, role: str, root: str | None) -> dict[str, str]:
+    return {
+        "role": role,
+        "file": instruction.path if root is None else shown_path(instruction.path, root),
+        "heading": " > ".join(instruction.heading),
+        "text": _clip(instruction.text),
+    }
+
+
+def request_text(candidates: Sequence[Candidate], root: str | None = None) -> str:
+    """The user message for ``candidates``: the pairs as JSON, ids counting from 1."""
+    pairs = [
+        {
+            "id": number,
+            "earlier": _side(c.earlier, "earlier", root),
+            "later": _side(c.later, "later", root),
+        }
+        for number, c in enumerate(candidates, 1)
+    ]
+    return (
+        f"Judge these {len(pairs)} pairs. Files are relative to the repository root "
+        "(~/ is the user's home: the global file).\n"
+        + json.dumps({"pairs": pairs}, ensure_ascii=False, indent=1)
+    )
+
+
+# --- the answer ----------------------------------------------------------------------------------
+
+_MARKUP = re.compile(r"[`*_~\[\]()>]++")
+
+
+def _comparable(text: str) -> str:
+    return " ".join(_MARKUP.sub(" ", text).casefold().replace("\u2019", "'").split())
+
+
+def _quoted(quote: object, sentence: str) -> bool:
+    """Whether ``quote`` is a run of at least two words of ``sentence`` (or all of it),
+    markup, case and spacing aside."""
+    if not isinstance(quote, str):
+        return False
+    wanted = _comparable(quote).strip(" .,;:!?\"'\u201c\u201d")
+    whole = _comparable(sentence)
+    if not wanted or wanted not in whole:
+        return False
+    return " " in wanted or wanted == whole.strip(" .,;:!?\"'\u201c\u201d")
+
+
+def _json_object(text: str) -> object:
+    """The JSON object of an answer, tolerating a code fence or words around it."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        return json.loads(text[start : end + 1])
+    except ValueError:
+        return None
+
+
+def parse_verdicts(text: str, candidates: Sequence[Candidate]) -> tuple[dict[int, Verdict], int]:
+    """The verdicts of an answer by pair index (0-based), and how many were discarded (an
+    unknown id or verdict, a quote not found in its sentence). Pairs without an item are
+    simply not judged."""
+    answer = _json_object(text)
+    items = answer.get("verdicts") if isinstance(answer, dict) else None
+    if not isinstance(items, list):
+        return {}, 0
+    verdicts: dict[int, Verdict] = {}
+    discarded = 0
+    for item in items:
+        if not isinstance(item, dict):
+            discarded += 1
+            continue
+        number = item.get("id")
+        kind = item.get("verdict")
+        if (
+            not isinstance(number, int)
+            or isinstance(number, bool)
+            or not 1 <= number <= len(candidates)
+            or kind not in KINDS
+        ):
+            discarded += 1
+            continue
+        pair = candidates[number - 1]
+        if not (
+            _quoted(item.get("earlier_quote"), pair.earlier.text)
+            and _quoted(item.get("later_quote"), pair.later.text)
+        ):
+            discarded += 1
+            continue
+        reason = item.get("reason")
+        line = " ".join(reason.split())[:200] if isinstance(reason, str) else ""
+        verdicts[number - 1] = Verdict(kind, line)
+    return verdicts, discarded
+
+
+# --- the cache -----------------------------------------------------------------------------------
+
+
+def pair_key(model: str, candidate: Candidate) -> str:
+    """The cache key of one pair for one model: the judge version, the model, and both
+    sentences with their headings and roles (same file or not). Paths and positions are left
+    out, so moving a sentence keeps its verdict."""
+    e, later = candidate.earlier, candidate.later
+    same_file = e.path == later.path
+    material = [
+        JUDGE_VERSION,
+        model,
+        ["earlier", list(e.heading), " ".join(e.text.split())],
+        ["later", list(later.heading), " ".join(later.text.split())],
+        same_file,
+    ]
+    encoded = json.dumps(material, ensure_ascii=False, separators=(",", ":")).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def default_cache_path(env: Mapping[str, str] | None = None, home: str | None = None) -> str:
+    """``$XDG_CACHE_HOME/pi-lsp/judge.json``, else ``~/.cache/pi-lsp/judge.json``."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME") or os.path.join(home or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pi-lsp", "judge.json")
+
+
+class VerdictCache:
+    """Verdicts by :func:`pair_key`, in one JSON file written atomically (temp file + rename).
+
+    A missing, unreadable or corrupt file reads as empty and is rewritten on the next save;
+    a save that fails (read-only folder) is ignored: the cache only saves calls."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self._verdicts: dict[str, Verdict] = {}
+        self._dirty = False
+        if path is not None:
+            self._verdicts = self._read(path)
+
+    @staticmethod
+    def _read(path: str) -> dict[str, Verdict]:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            return {}
+        entries = data.get("verdicts") if isinstance(data, dict) else None
+        if not isinstance(entries, dict) or data.get("version") != JUDGE_VERSION:
+            return {}
+        out: dict[str, Verdict] = {}
+        for key, value in entries.items():
+            if (
+                isinstance(value, dict)
+                and value.get("verdict") in KINDS
+                and isinstance(value.get("reason"), str)
+            ):
+                out[key] = Verdict(value["verdict"], value["reason"])
+        return out
+
+    def get(self, key: str) -> Verdict | None:
+        return self._verdicts.get(key)
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        self._verdicts.pop(key, None)
+        self._verdicts[key] = verdict
+        self._dirty = True
+
+    def __len__(self) -> int:
+        return len(self._verdicts)
+
+    def save(self) -> None:
+        if self.path is None or not self._dirty:
+            return
+        merged = self._read(self.path)  # another process may have judged meanwhile
+        merged.update(self._verdicts)
+        kept = list(merged.items())[-MAX_CACHED:]
+        data = {
+            "version": JUDGE_VERSION,
+            "verdicts": {k: {"verdict": v.kind, "reason": v.reason} for k, v in kept},
+        }
+        folder = os.path.dirname(self.path) or "."
+        try:
+            os.makedirs(folder, exist_ok=True)
+            handle, temp = tempfile.mkstemp(prefix=".judge-", suffix=".tmp", dir=folder)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    json.dump(data, out, ensure_ascii=False)
+                os.replace(temp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+        except OSError:
+            return
+        self._verdicts = dict(kept)
+        self._dirty = False
+
+
+# --- findings ------------------------------------------------------------------------------------
+
+
+def _finding(candidate: Candidate, verdict: Verdict, model: str) -> Finding:
+    earlier, later = candidate.earlier, candidate.later
+    if earlier.path == later.path:
+        where = f"line {earlier.where.start_line + 1}"
+    else:
+        where = reference_from(later.path, earlier.path)
+    reason = verdict.reason or "no reason given"
+    if verdict.kind == "override":
+        message = f"Overrides {where}, as judged by {model}: {reason}"
+    else:
+        message = f"Conflicts with {where}, as judged by {model}: {reason}"
+    return Finding(
+        later.where,
+        "information" if verdict.kind == "override" else "warning",
+        JUDGED,
+        message,
+        related=(RelatedLocation(earlier.where, f"earlier instruction: {_clip(earlier.text)}"),),
+        data={"verdict": verdict.kind, "model": model, "candidate": candidate.reason},
+    )
+
+
+def _settled(findings: Sequence[Finding]) -> frozenset[tuple[object, object]]:
+    pairs: set[tuple[object, object]] = set()
+    for finding in findings:
+        if finding.rule in (CONFLICT, CONFLICT_IN_FILE) and finding.related:
+            pairs.add((finding.where, finding.related[0].where))
+    return frozenset(pairs)
+
+
+def chain_candidates(chain: Sequence[tuple[str, str]]) -> list[Candidate]:
+    """The declined pairs of one chain (``(path, text)`` in prompt order)."""
+    instructions: list[Instruction] = []
+    for path, text in chain:
+        instructions.extend(instructions_of(path, text) or ())
+    return declined_pairs(instructions, _settled(find_conflicts(chain)))
+
+
+async def judge_chain(
+    chain: Sequence[tuple[str, str]],
+    ask: Ask,
+    model: str,
+    cache: VerdictCache,
+    *,
+    extra: Sequence[Candidate] = (),
+    root: str | None = None,
+    save: bool = True,
+) -> JudgeRun:
+    """Judge one chain's candidate pairs (see the module docstring). Cancelling the awaiting
+    task cancels the request; what was judged before is kept in the cache."""
+    # reading the chain takes as long as a lint of it: off the event loop
+    candidates = [*(await asyncio.to_thread(chain_candidates, chain)), *extra]
+    run = JudgeRun()
+    judged: list[tuple[Candidate, Verdict]] = []
+    todo: list[tuple[Candidate, str]] = []
+    for candidate in candidates:
+        key = pair_key(model, candidate)
+        known = cache.get(key)
+        if known is not None:
+            run.cached += 1
+            judged.append((candidate, known))
+        elif len(todo) < MAX_PAIRS:
+            todo.append((candidate, key))
+        else:
+            run.left += 1
+    if todo:
+        asking = [c for c, _ in todo]
+        run.asked = len(asking)
+        run.requests = 1
+        try:
+            answer = await ask(SYSTEM_PROMPT, request_text(asking, root))
+        except Exception as error:
+            run.error = str(error) or type(error).__name__
+            return run
+        verdicts, run.discarded = parse_verdicts(answer, asking)
+        for index, verdict in verdicts.items():
+            candidate, key = todo[index]
+            cache.put(key, verdict)
+            judged.append((candidate, verdict))
+        if save:
+            cache.save()
+    for candidate, verdict in judged:
+        if verdict.kind in ("conflict", "override"):
+            run.findings.append(_finding(candidate, verdict, model))
+    run.findings.sort(key=lambda f: (f.where.path, f.where.start_line, f.where.start_column))
+    return run

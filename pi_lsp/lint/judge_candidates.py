@@ -1,0 +1,228 @@
+"""Pairs of instructions that tier 1 declined to judge, for the model judge (tier 2).
+
+Tier 1 (:mod:`pi_lsp.lint.conflicts`) reports only what its words settle. Two kinds of pair
+are left over that a reader might still call a conflict:
+
+* ``dimension``: both sentences name values of one dimension (npm and pnpm, tabs and spaces)
+  that differ, but at least one side makes no choice tier 1 can read: it describes ("the docs
+  site builds with npm"), or it is scoped ("for the docs, use npm");
+* ``polarity``: one sentence says never, the other always (or is a plain imperative), and
+  their actions share at least two content words without being the same action;
+* ``topic``: a sentence of a later file and the sentence of an earlier file that shares the
+  most word stems with it (at least two; a shared heading word counts as one): the two files
+  speak of one thing, perhaps with a choice no vocabulary knows ("validate all input with
+  zod" / "use yup schemas for form validation"). This is how the new sentences of a changed
+  file meet the rest of the chain.
+
+On the development set (tests/lint_heldout/dev, 40 workspaces) the three find 24 of the 31
+labelled conflicts tier 1 misses, with 45 pairs in all; over the 50 repositories of the real
+corpus, about 40 distinct pairs per repository.
+
+:func:`declined_pairs` finds all three over the instructions of one chain, in prompt order. Other
+producers (a scope reader, a frame matcher) can add their own :class:`Candidate` lists; the
+judge takes any list of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pi_lsp.lint.choices import DIMENSIONS
+from pi_lsp.lint.instructions import Instruction
+
+__all__ = ["Candidate", "declined_pairs", "mentions"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """Two instructions of one chain the model is asked about; ``earlier`` comes first in the
+    prompt. ``reason`` says why the pair was chosen (``dimension:<name>``, ``polarity``…)."""
+
+    earlier: Instruction
+    later: Instruction
+    reason: str
+
+
+_WORD = re.compile(r"[a-z][a-z0-9_+.-]*+")
+#: words that carry no action: polarity, modals, articles, pronouns, common glue
+_FILLER_WORDS = (
+    "a an the and or but if of to in on for with by at as from into onto that this these those "
+    "it its is are be been being was were do does did done not no never always must should "
+    "shall may might can could will would you your we our us they their them i me my please "
+    "make sure ensure avoid use using used any all every each some other than then there here "
+    "when while before after also only just very more most less least own same such so too "
+    "don't doesn't mustn't shouldn't can't won't isn't aren't"
+)
+_FILLER = frozenset(_FILLER_WORDS.split())
+_MIN_SHARED_WORDS = 2
+_STEM = 5
+#: a stem in more earlier sentences than this is too common to pair sentences on
+_COMMON_STEM = 40
+_TOPIC_PER_SENTENCE = 1
+#: stems two sentences of a topic pair share at least (a shared heading word counts one)
+_TOPIC_MIN = 2
+
+
+def mentions(text: str) -> dict[str, set[tuple[str, str]]]:
+    """``dimension -> {(value, group)}`` for every value of the vocabulary ``text`` (lowercase
+    plain text) names, whatever the sentence does with it."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    for dimension in DIMENSIONS:
+        for spec in dimension.values:
+            if spec.context is not None and not spec.context.search(text):
+                continue
+            for match in spec.pattern.finditer(text):
+                value = spec.name.format(match.group(1)) if match.groups() else spec.name
+                found.setdefault(dimension.name, set()).add((value, spec.group))
+    return found
+
+
+def _content_words(action: str) -> frozenset[str]:
+    return frozenset(
+        w.strip(".-") for w in _WORD.findall(action) if w not in _FILLER and len(w) > 1
+    )
+
+
+def _chose(instruction: Instruction, dimension: str) -> bool:
+    return any(c.dimension == dimension for c in instruction.choices)
+
+
+def _differ(a: set[tuple[str, str]], b: set[tuple[str, str]]) -> bool:
+    """One side names a value the other does not, and the other a value the first does not,
+    in one group: the two sentences could be choosing differently."""
+    only_a = a - b
+    only_b = b - a
+    return any(ga == gb for _, ga in only_a for _, gb in only_b)
+
+
+def _dimension_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
+    named = [(i, mentions(i.normalized)) for i in instructions]
+    for later_at, (later, later_named) in enumerate(named):
+        if not later_named:
+            continue
+        for earlier, earlier_named in named[:later_at]:
+            for dimension, values in later_named.items():
+                other = earlier_named.get(dimension)
+                if other is None or not _differ(values, other):
+                    continue
+                if _chose(later, dimension) and _chose(earlier, dimension):
+                    continue  # tier 1 read both choices and settled it
+                if not (later.directive or earlier.directive):
+                    continue  # two descriptions: nothing is asked of the agent
+                yield Candidate(earlier, later, f"dimension:{dimension}")
+                break
+
+
+def _first_word(action: str) -> str:
+    return action.split(" ", 1)[0]
+
+
+def _polarity_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
+    """A never-sentence against an earlier or later sentence that does the same kind of thing:
+    an always, an imperative, or a sentence opening with the never-sentence's verb ("Commit
+    the generated files" against "never commit generated files")."""
+
+    def doing(i: Instruction, never: Instruction) -> bool:
+        if i.polarity == "never":
+            return False
+        return (
+            i.polarity == "always"
+            or i.directive
+            or _first_word(i.action) == _first_word(never.action)
+        )
+
+    words = [_content_words(i.action) for i in instructions]
+    #: content word -> positions of the instructions whose action holds it
+    by_word: dict[str, list[int]] = {}
+    for later_at, later in enumerate(instructions):
+        shared: dict[int, int] = {}
+        for word in words[later_at]:
+            for earlier_at in by_word.get(word, ()):
+                shared[earlier_at] = shared.get(earlier_at, 0) + 1
+            by_word.setdefault(word, []).append(later_at)
+        for earlier_at in sorted(shared):
+            if shared[earlier_at] < _MIN_SHARED_WORDS:
+                continue
+            earlier = instructions[earlier_at]
+            if earlier.action == later.action:
+                continue  # the same action is tier 1's to report
+            if (later.polarity == "never" and doing(earlier, later)) or (
+                earlier.polarity == "never" and doing(later, earlier)
+            ):
+                yield Candidate(earlier, later, "polarity")
+
+
+def _stems(text: str) -> frozenset[str]:
+    """Content words cut to five letters, so "validate" meets "validation" and "bundle"
+    meets "bundlers"."""
+    return frozenset(_stem(w) for w in _content_words(text))
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:_STEM]
+
+
+def _topic_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
+    """A sentence of a later file against the sentences of earlier files that share the most
+    stems with it (at least :data:`_TOPIC_MIN`, a shared heading word counting as one), at
+    most :data:`_TOPIC_PER_SENTENCE` each."""
+    stems = [_stems(i.action) for i in instructions]
+    headings = [_stems(" ".join(i.heading[1:] or i.heading)) for i in instructions]
+    by_stem: dict[str, list[int]] = {}
+    for later_at, later in enumerate(instructions):
+        if not stems[later_at]:
+            continue
+        score: dict[int, int] = {}
+        for stem in stems[later_at]:
+            posting = by_stem.get(stem, ())
+            if len(posting) > _COMMON_STEM:
+                continue  # a word most sentences share says nothing about the topic
+            for earlier_at in posting:
+                if instructions[earlier_at].path != later.path:
+                    score[earlier_at] = score.get(earlier_at, 0) + 1
+        for earlier_at in list(score):
+            if headings[earlier_at] & headings[later_at]:
+                score[earlier_at] += 1
+        best = sorted(
+            (at for at, points in score.items() if points >= _TOPIC_MIN),
+            key=lambda at: (-score[at], at),
+        )
+        for earlier_at in best[:_TOPIC_PER_SENTENCE]:
+            yield Candidate(instructions[earlier_at], later, f"topic:{score[earlier_at]}")
+        for stem in stems[later_at]:
+            by_stem.setdefault(stem, []).append(later_at)
+
+
+def _priority(candidate: Candidate) -> tuple[int, int, int]:
+    kind, _, points = candidate.reason.partition(":")
+    topic = kind == "topic"
+    shared = int(points) if topic else 0
+    return (int(topic), int(candidate.earlier.path == candidate.later.path), -shared)
+
+
+def declined_pairs(
+    instructions: Sequence[Instruction], settled: frozenset[tuple[object, object]] = frozenset()
+) -> list[Candidate]:
+    """The candidate pairs among ``instructions`` (one chain, prompt order), pairs of two files
+    first; ``settled`` holds ``(later.where, earlier.where)`` pairs tier 1 already reported."""
+    seen: set[tuple[object, object]] = set(settled)
+    out: list[Candidate] = []
+    found = (
+        *_dimension_pairs(instructions),
+        *_polarity_pairs(instructions),
+        *_topic_pairs(instructions),
+    )
+    for candidate in found:
+        key = (candidate.later.where, candidate.earlier.where)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(candidate)
+    # dimension and polarity pairs before topic pairs, pairs of two files first, then the
+    # topic pairs that share the most (a stable sort keeps prompt order among equals)
+    out.sort(key=_priority)
+    return out

@@ -1,0 +1,63 @@
+"""Which pairs of instructions the model judge is asked about, and the ones it never is."""
+
+from __future__ import annotations
+
+from pi_lsp.lint.judge import chain_candidates
+
+
+def pairs(*files: tuple[str, str]) -> set[tuple[str, str, str]]:
+    return {(c.reason.split(":")[0], c.earlier.text, c.later.text) for c in chain_candidates(files)}
+
+
+def test_a_described_choice_against_a_rule_is_a_candidate() -> None:
+    found = pairs(
+        ("/r/AGENTS.md", "- Always use pnpm to install dependencies.\n"),
+        ("/r/docs/AGENTS.md", "The docs site is built with npm.\n"),
+    )
+    assert found == {
+        (
+            "dimension",
+            "Always use pnpm to install dependencies.",
+            "The docs site is built with npm.",
+        )
+    }
+
+
+def test_a_pair_tier_1_reports_is_not_asked_about_again() -> None:
+    found = pairs(
+        ("/r/AGENTS.md", "- Use npm to install packages.\n"),
+        ("/r/pkg/AGENTS.md", "- Always use pnpm to install packages.\n"),
+    )
+    assert found == set()
+
+
+def test_never_against_a_paraphrased_imperative_is_a_candidate() -> None:
+    found = pairs(
+        ("/r/AGENTS.md", "- Never commit generated files to the repository.\n"),
+        ("/r/web/AGENTS.md", "- Commit the generated files in dist so the site deploys.\n"),
+    )
+    assert (
+        "polarity",
+        "Never commit generated files to the repository.",
+        "Commit the generated files in dist so the site deploys.",
+    ) in found
+
+
+def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> None:
+    root = (
+        "# Acme\n\n## Validation\n\n- Validate all external input with zod.\n"
+        "- Keep commits small.\n"
+    )
+    forms = "# Forms\n\n## Validation\n\n- Use yup schemas for form validation.\n"
+    found = pairs(("/r/AGENTS.md", root), ("/r/forms/AGENTS.md", forms))
+    assert found == {
+        ("topic", "Validate all external input with zod.", "Use yup schemas for form validation.")
+    }
+
+
+def test_unrelated_sentences_and_two_descriptions_are_not_candidates() -> None:
+    found = pairs(
+        ("/r/AGENTS.md", "- Keep pull requests small.\n- The API is built with npm scripts.\n"),
+        ("/r/lib/AGENTS.md", "Some older packages used yarn.\n- Write docstrings in English.\n"),
+    )
+    assert found == set()
