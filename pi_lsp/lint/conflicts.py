@@ -9,7 +9,7 @@
   imperative) about the same action. The finding sits on the later instruction and points at
   the earliest instruction it contradicts. Only instructions whose scopes overlap are compared
   (:mod:`pi_lsp.lint.scopes`): a Python rule and a TypeScript rule do not meet, nor does a
-  rule "for the docs site" meet an unconditional one; :func:`declined_pairs` lists the pairs
+  rule "for the docs site" meet an unconditional one; :func:`scoped_pairs` lists the pairs
   declined for a condition, for a judge to settle.
 * ``acknowledged-override``, severity ``information``: the same, when the later instruction
   (its list item or its section) says that it overrides another rule ("this package overrides
@@ -353,7 +353,7 @@ class DeclinedPair:
     reason: str
 
 
-def declined_pairs(
+def scoped_pairs(
     chain: Sequence[tuple[str, str]],
     budget: int = INSTRUCTION_BUDGET,
     seconds: float | None = None,

@@ -3,7 +3,7 @@
 Off by default; ``pi-lsp check --judge`` and the server setting ``judge`` turn it on. For one
 chain (the context files one working directory loads, in prompt order) :func:`judge_chain`
 
-1. takes the candidate pairs (:func:`~pi_lsp.lint.judge_candidates.declined_pairs`, less the
+1. takes the candidate pairs (:func:`~pi_lsp.lint.judge_candidates.candidate_pairs`, less the
    pairs tier 1 already reported, plus any ``extra`` candidates), at most :data:`MAX_PAIRS`;
 2. looks each pair up in the :class:`VerdictCache` (keyed by a hash of :data:`JUDGE_VERSION`,
    the model, and both texts with their headings and roles), so a steady state asks nothing
@@ -33,9 +33,16 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, find_conflicts, instructions_of
+from pi_lsp.lint.conflicts import (
+    ACKNOWLEDGED_OVERRIDE,
+    CONFLICT,
+    CONFLICT_IN_FILE,
+    find_conflicts,
+    instructions_of,
+    scoped_pairs,
+)
 from pi_lsp.lint.instructions import Instruction
-from pi_lsp.lint.judge_candidates import Candidate, declined_pairs
+from pi_lsp.lint.judge_candidates import Candidate, candidate_pairs
 from pi_lsp.resources.model import Finding, RelatedLocation
 from pi_lsp.resources.shown_paths import reference_from, shown_path
 
@@ -338,7 +345,7 @@ def _finding(candidate: Candidate, verdict: Verdict, model: str) -> Finding:
 def _settled(findings: Sequence[Finding]) -> frozenset[tuple[object, object]]:
     pairs: set[tuple[object, object]] = set()
     for finding in findings:
-        if finding.rule in (CONFLICT, CONFLICT_IN_FILE) and finding.related:
+        if finding.rule in (CONFLICT, CONFLICT_IN_FILE, ACKNOWLEDGED_OVERRIDE) and finding.related:
             pairs.add((finding.where, finding.related[0].where))
     return frozenset(pairs)
 
@@ -348,7 +355,11 @@ def chain_candidates(chain: Sequence[tuple[str, str]]) -> list[Candidate]:
     instructions: list[Instruction] = []
     for path, text in chain:
         instructions.extend(instructions_of(path, text) or ())
-    return declined_pairs(instructions, _settled(find_conflicts(chain)))
+    # the pairs tier 1 left to a reader because of their conditions come first
+    scoped = [
+        Candidate(pair.earlier, pair.later, f"scope:{pair.reason}") for pair in scoped_pairs(chain)
+    ]
+    return candidate_pairs(instructions, _settled(find_conflicts(chain)), scoped)
 
 
 async def judge_chain(

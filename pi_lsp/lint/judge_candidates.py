@@ -18,7 +18,7 @@ On the development set (tests/lint_heldout/dev, 40 workspaces) the three find 24
 labelled conflicts tier 1 misses, with 45 pairs in all; over the 50 repositories of the real
 corpus, about 40 distinct pairs per repository.
 
-:func:`declined_pairs` finds all three over the instructions of one chain, in prompt order. Other
+:func:`candidate_pairs` finds all three over the instructions of one chain, in prompt order. Other
 producers (a scope reader, a frame matcher) can add their own :class:`Candidate` lists; the
 judge takes any list of them.
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pi_lsp.lint.choices import DIMENSIONS
 from pi_lsp.lint.instructions import Instruction
 
-__all__ = ["Candidate", "declined_pairs", "mentions"]
+__all__ = ["Candidate", "candidate_pairs", "mentions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,14 +204,19 @@ def _priority(candidate: Candidate) -> tuple[int, int, int]:
     return (int(topic), int(candidate.earlier.path == candidate.later.path), -shared)
 
 
-def declined_pairs(
-    instructions: Sequence[Instruction], settled: frozenset[tuple[object, object]] = frozenset()
+def candidate_pairs(
+    instructions: Sequence[Instruction],
+    settled: frozenset[tuple[object, object]] = frozenset(),
+    first: Sequence[Candidate] = (),
 ) -> list[Candidate]:
     """The candidate pairs among ``instructions`` (one chain, prompt order), pairs of two files
-    first; ``settled`` holds ``(later.where, earlier.where)`` pairs tier 1 already reported."""
+    first; ``settled`` holds ``(later.where, earlier.where)`` pairs tier 1 already reported;
+    ``first`` are pairs another producer found (the scoped pairs of
+    :func:`pi_lsp.lint.conflicts.scoped_pairs`), kept ahead of this module's own."""
     seen: set[tuple[object, object]] = set(settled)
     out: list[Candidate] = []
     found = (
+        *first,
         *_dimension_pairs(instructions),
         *_polarity_pairs(instructions),
         *_topic_pairs(instructions),

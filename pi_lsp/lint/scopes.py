@@ -17,7 +17,7 @@ Two scopes overlap (:func:`scopes_overlap`) when their languages share one (or e
 none) and their conditions are the same (both empty, or the same words). Tier 1 compares only
 overlapping instructions. Pairs it declines because one side is conditional, or the two
 conditions differ, are candidates for a judge: :func:`declined_reason` says why a pair was
-declined, and :func:`pi_lsp.lint.conflicts.declined_pairs` lists them for a chain. Pairs in
+declined, and :func:`pi_lsp.lint.conflicts.scoped_pairs` lists them for a chain. Pairs in
 different explicit languages are not candidates: a Python rule and a TypeScript rule do not
 meet.
 

@@ -8,8 +8,8 @@ from pi_lsp.lint.conflicts import (
     ACKNOWLEDGED_OVERRIDE,
     CONFLICT,
     CONFLICT_IN_FILE,
-    declined_pairs,
     find_conflicts,
+    scoped_pairs,
 )
 from pi_lsp.lint.instructions import extract_instructions
 from pi_lsp.lint.scopes import Scope, declined_reason, scopes_overlap
@@ -128,7 +128,7 @@ def test_a_language_section_still_conflicts_with_an_unscoped_rule() -> None:
 def test_a_conditional_rule_is_declined_and_offered_to_the_judge() -> None:
     chain = [(ROOT, "- Use pnpm.\n"), (PKG, "- For the docs site, use npm.\n")]
     assert find_conflicts(chain) == []
-    [pair] = declined_pairs(chain)
+    [pair] = scoped_pairs(chain)
     assert (pair.later.path, pair.earlier.path) == (PKG, ROOT)
     assert (pair.dimension, pair.reason) == ("package-manager", "conditional")
 
@@ -139,13 +139,13 @@ def test_two_rules_under_the_same_condition_conflict() -> None:
         (PKG, "- For the docs site, use npm.\n"),
     ]
     assert _rules(chain) == [(CONFLICT, "warning")]
-    assert declined_pairs(chain) == []
+    assert scoped_pairs(chain) == []
 
 
 def test_different_languages_are_not_judge_candidates() -> None:
     text = "## Python\n\n- Indent with tabs.\n\n## Go\n\n- Use 4 spaces for indentation.\n"
     assert find_conflicts([(ROOT, text)]) == []
-    assert declined_pairs([(ROOT, text)]) == []
+    assert scoped_pairs([(ROOT, text)]) == []
 
 
 def test_the_finding_points_at_the_earliest_overlapping_instruction() -> None:
