@@ -27,6 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
+from pi_lsp.lint.frames import Frame, frames_of
 from pi_lsp.resources.model import SourceRange
 
 Polarity = Literal["always", "never", "neutral"]
@@ -40,7 +41,8 @@ class Instruction:
     ``normalized`` is its lowercase plain text with spacing collapsed and closing punctuation
     dropped; ``action`` is ``normalized`` without the polarity words, for always/never
     comparison; ``override`` says the sentence or its section declares that it overrides
-    another rule.
+    another rule; ``frames`` are its action frames (:mod:`pi_lsp.lint.frames`), for
+    always/never comparison of paraphrases.
     """
 
     path: str
@@ -53,6 +55,7 @@ class Instruction:
     choices: tuple[Choice, ...]
     heading: tuple[str, ...] = ()
     override: bool = False
+    frames: tuple[Frame, ...] = ()
 
 
 _EXAMPLE_HEADING = re.compile(
@@ -400,6 +403,7 @@ class _Extractor:
                 choices=tuple(choices),
                 heading=tuple(title for _, title in self.headings),
                 override=self.section_override,
+                frames=frames_of(readable, masked),
             )
         )
 
