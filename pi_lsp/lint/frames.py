@@ -320,6 +320,10 @@ _CONTRACTIONS = {
     "shan't": ("shall", "not"),
     "needn't": ("need", "not"),
 }
+#: markers that can stand as a label before a colon ("Never: …", "Do not: …")
+_LABEL_MARKERS = frozenset(
+    {("never",), ("always",), ("do", "not"), ("must",), ("must", "not"), ("avoid",)}
+)
 #: clause ends: a new clause starts after these
 _CLAUSE_END = frozenset({";", ":", "\u2014", "\u2013", "?", "!", "."})
 
@@ -363,6 +367,8 @@ def _clauses(tokens: list[_Token]) -> list[tuple[list[_Token], bool]]:
         if depth:
             continue
         if token.kind == "punct" and token.text in _CLAUSE_END:
+            if token.text == ":" and tuple(t.text for t in current) in _LABEL_MARKERS:
+                continue  # "Never: edit generated files …" says never to what follows
             if current:
                 clauses.append((current, token.text == "?"))
             current = []

@@ -100,6 +100,8 @@ def test_a_frame_reads_verb_object_and_polarity() -> None:
     assert (gerund.verb, gerund.object, gerund.qualifiers) == ("mock", "database", {"test"})
     (reversed_negation,) = frames_of("Don't forget to run the tests.")
     assert reversed_negation.positive and reversed_negation.verb == "run"
+    # a marker standing as a label before a colon carries over
+    assert [f.polarity for f in frames_of("Never: push to main.")] == ["never"]
     # two clauses, two frames
     assert [f.polarity for f in frames_of("Never push to main; always open a PR.")] == [
         "never",
