@@ -833,7 +833,8 @@ class FramePair:
     side under a condition, and every qualifier of the *never* side is also on the *always*
     side: tier 1 reports it. The others are candidates for a judge (tier 2); ``reason``
     says what kept the pair from being confident ("different actions on …", "different
-    kinds of …", "the never side is narrower: …", "one side holds under a condition").
+    kinds of …", "the never side is narrower: …", "the always side says only", "one side
+    holds under a condition").
     """
 
     later: Instruction
@@ -866,6 +867,9 @@ def _reason(a: Frame, b: Frame) -> str | None:
     if a.conditional or b.conditional:
         reasons.append("one side holds under a condition")
     negative, positive = (b, a) if a.positive else (a, b)
+    if lemma("only") in positive.qualifiers:
+        # "push to main only through the merge queue" restricts how, it does not ask to
+        reasons.append("the always side says only")
     if not negative.qualifiers <= positive.qualifiers:
         only = sorted(negative.qualifiers - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))

@@ -52,6 +52,8 @@ NEAR_MISSES = [
     ("Never edit generated files by hand.", "Always edit the generated files."),
     # a different kind of object
     ("Never depend on data from other tests.", "Use unique test data with `TEST_PREFIX`."),
+    # "only" restricts the way, it does not ask for the action
+    ("Never push to main.", "Push to main only through the merge queue."),
     # a description, not a rule
     ("Mock the database in unit tests.", "We never had to mock the database before 2024."),
     ("Always push to main.", "CI never pushes to main."),
