@@ -328,52 +328,46 @@ _LABEL_MARKERS = frozenset(
 _CLAUSE_END = frozenset({";", ":", "\u2014", "\u2013", "?", "!", "."})
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
-    text: str
-    kind: str  # word / code / number / punct
-
-
-def _tokens(readable: str, masked: str) -> list[_Token]:
-    out: list[_Token] = []
+def _tokens(readable: str, masked: str) -> list[str]:
+    """Lowercase words, inline code spans (as "`code`") and punctuation; numbers dropped."""
+    out: list[str] = []
     for match in _TOKEN.finditer(masked):
-        kind = match.lastgroup or "punct"
-        if kind == "code":
-            code = readable[match.start() : match.end()].strip().lower()
-            out.append(_Token(f"`{code}`", "code"))
-            continue
-        text = match.group(0).lower().replace("\u2019", "'")
-        if kind == "word" and text in _CONTRACTIONS:
-            out.extend(_Token(part, "word") for part in _CONTRACTIONS[text])
-        elif kind == "word" and text.endswith("n't"):
-            out.extend((_Token(text[:-3], "word"), _Token("not", "word")))
-        else:
-            out.append(_Token(text, kind))
+        kind = match.lastgroup
+        if kind == "word":
+            text = match.group(0).lower().replace("\u2019", "'")
+            if text in _CONTRACTIONS:
+                out += _CONTRACTIONS[text]
+            elif text.endswith("n't"):
+                out += (text[:-3], "not")
+            else:
+                out.append(text)
+        elif kind == "code":
+            out.append(f"`{readable[match.start() : match.end()].strip().lower()}`")
+        elif kind == "punct":
+            out.append(match.group(0))
     return out
 
 
-def _clauses(tokens: list[_Token]) -> list[tuple[list[_Token], bool]]:
+def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
     """Clauses, each with whether it was a question; parentheses are dropped."""
-    clauses: list[tuple[list[_Token], bool]] = []
-    current: list[_Token] = []
+    clauses: list[tuple[list[str], bool]] = []
+    current: list[str] = []
     depth = 0
     for token in tokens:
-        if token.text == "(":
+        if token == "(":
             depth += 1
-            continue
-        if token.text == ")":
+        elif token == ")":
             depth = max(depth - 1, 0)
+        elif depth:
             continue
-        if depth:
-            continue
-        if token.kind == "punct" and token.text in _CLAUSE_END:
-            if token.text == ":" and tuple(t.text for t in current) in _LABEL_MARKERS:
+        elif token in _CLAUSE_END:
+            if token == ":" and len(current) <= 2 and tuple(current) in _LABEL_MARKERS:
                 continue  # "Never: edit generated files …" says never to what follows
             if current:
-                clauses.append((current, token.text == "?"))
+                clauses.append((current, token == "?"))
             current = []
-            continue
-        current.append(token)
+        else:
+            current.append(token)
     if current:
         clauses.append((current, False))
     return clauses
@@ -512,6 +506,13 @@ def _starts(words: Sequence[str], at: int, lead: tuple[str, ...]) -> bool:
 _REVERSED = (("do", "not", "forget", "to"), ("never", "forget", "to"), ("do", "not", "skip"))
 
 
+_LEAD_FIRST = frozenset(
+    lead[0] for lead in (*_REVERSED, *(n for n, _ in _NEGATIVE_LEADS), *_POSITIVE_LEADS)
+)
+#: words after "no" that make it no prohibition
+_NO_IDIOMS = frozenset({"need", "longer", "matter", "problem", "worries", "one", "doubt"})
+
+
 def _lead(words: Sequence[str], at: int) -> _Reading | None:
     """The polarity marker at ``words[at]`` (after fillers), or a plain imperative."""
     start = at
@@ -519,6 +520,10 @@ def _lead(words: Sequence[str], at: int) -> _Reading | None:
     for _ in range(4):  # "you must always …", "please make sure to always …"
         while at < len(words) and words[at] in ("please", "you", "we"):
             at += 1
+        if at >= len(words) or words[at] not in _LEAD_FIRST:
+            break
+        if words[at] == "no" and at + 1 < len(words) and words[at + 1] in _NO_IDIOMS:
+            return None  # "no need to run …", "no longer …"
         for lead in _REVERSED:
             if _starts(words, at, lead):  # "don't forget to run the tests" asks to run them
                 return _Reading(True, at + len(lead))
@@ -551,6 +556,8 @@ _SUBJECT_WORDS = 8
 def _subject_form(words: Sequence[str]) -> tuple[_Reading, list[str]] | None:
     """The reading of "X must not be edited", "X is forbidden", "Tests should mock the DB",
     and the subject's words."""
+    if words and words[0] in ("no", "nobody", "none", "nothing", "neither", "nor"):
+        return None  # "No one should …", "No need to …": not read
     for k in range(1, min(len(words), _SUBJECT_WORDS + 1)):
         word = words[k]
         if word in ("not", "never", "always", ","):
@@ -650,9 +657,9 @@ _MAX_EACH = 4
 _GERUND_REACH = 3
 
 
-def _clause_frames(tokens: list[_Token]) -> list[Frame]:
+def _clause_frames(words: list[str]) -> list[Frame]:
     frames: list[Frame] = []
-    for piece in _comma_clauses([t.text for t in tokens if t.kind != "number"]):
+    for piece in _comma_clauses(words):
         start = 0
         while start < len(piece) and piece[start] in (",", "and", "then"):
             start += 1

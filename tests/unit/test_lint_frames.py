@@ -120,6 +120,8 @@ def test_text_that_is_not_a_rule_makes_no_frame() -> None:
         "Never again.",  # no verb, no object
         "Always be careful.",
         "You never need to run migrations.",
+        "No need to run the tests for docs changes.",
+        "No one should push to main.",  # not read (a negated subject), never as "always"
     ):
         assert frames_of(text) == (), text
 
