@@ -48,8 +48,9 @@ class Frame:
     ``verb`` and ``object`` are canonical classes (``"land"``, ``"database"``), or stems of
     words outside the tables, or the text of an inline code span; ``modifiers`` are the
     object's own modifiers ("generated" in "generated files"), ``qualifiers`` the other
-    content words of the clause (prepositional phrases, adverbs, the subject, a condition);
-    ``conditional`` says the clause holds only under a condition.
+    content words of the clause (prepositional phrases, adverbs, the subject, a condition),
+    ``scope`` those of them that say where the rule applies ("in Makefiles", "for the docs",
+    "In tests, …"); ``conditional`` says the clause holds only under a condition.
     """
 
     positive: bool
@@ -58,6 +59,7 @@ class Frame:
     qualifiers: frozenset[str] = frozenset()
     conditional: bool = False
     modifiers: frozenset[str] = frozenset()
+    scope: frozenset[str] = frozenset()
 
     @property
     def polarity(self) -> str:
@@ -237,6 +239,17 @@ _PREPOSITIONS = {
     "like": "like",
     "about": "about",
 }
+#: preposition classes whose phrase says where a rule applies
+_PLACES = frozenset({"in", "for"})
+#: heads of "in …" phrases that say how, not where ("in place", "in parallel")
+_MANNER = ("place", "parallel", "general", "order", "bulk", "batch", "full", "advance", "isolation")
+
+
+@lru_cache(maxsize=1)
+def _not_places() -> frozenset[str]:
+    return frozenset(lemma(w) for w in _MANNER)
+
+
 #: words that open a relative clause after a noun ("the code you just wrote")
 _RELATIVE = frozenset(
     {"you", "we", "they", "i", "he", "she", "it", "that", "which", "who", "whose", "where"}
@@ -732,10 +745,11 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
         phrases = _noun_phrases(after)
         qualifiers += subject
     quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
+    scope = frozenset(_canonical(outer)) if outer and not conditional else frozenset()
     return [
         frame
         for verb in list(dict.fromkeys(verbs))[:_MAX_EACH]
-        for frame in _frames(reading.positive, verb, phrases, quals, conditional)
+        for frame in _frames(reading.positive, verb, phrases, quals, conditional, scope)
     ]
 
 
@@ -770,8 +784,10 @@ def _frames(
     phrases: list[tuple[str, _Phrase]],
     qualifiers: Iterable[str],
     conditional: bool,
+    scope: frozenset[str] = frozenset(),
 ) -> list[Frame]:
     quals = set(qualifiers)
+    places = set(scope)
     if verb == "add" and phrases and phrases[0][0] == "" and phrases[0][1].head == "comment":
         # "add comments to generated code" reads as "comment generated code"
         verb = "comment"
@@ -794,8 +810,10 @@ def _frames(
         elif phrases and phrases[0][0] in ("to", "on", "with", "in"):
             objects = [phrases[0][1]]
             others = phrases[1:]
-    for _, phrase in others:
+    for role, phrase in others:
         quals.update(_flat(phrase))
+        if role in _PLACES and phrase.head not in _not_places():
+            places.update(_flat(phrase))
     quals -= _dropped()
     out: list[Frame] = []
     for phrase in objects[:_MAX_EACH]:
@@ -812,7 +830,8 @@ def _frames(
         extra.discard(head)
         extra -= _PARTS
         extra -= kinds
-        out.append(Frame(positive, verb, head, frozenset(extra), conditional, kinds))
+        where = frozenset(places & extra)
+        out.append(Frame(positive, verb, head, frozenset(extra), conditional, kinds, where))
     return out
 
 
@@ -840,8 +859,8 @@ class FramePair:
     side under a condition, and every qualifier of the *never* side is also on the *always*
     side: tier 1 reports it. The others are candidates for a judge (tier 2); ``reason``
     says what kept the pair from being confident ("different actions on …", "different
-    kinds of …", "the never side is narrower: …", "the always side says only", "one side
-    holds under a condition").
+    kinds of …", "the never side is narrower: …", "the always side says only", "the always
+    side is scoped: …", "one side holds under a condition").
     """
 
     later: Instruction
@@ -877,6 +896,10 @@ def _reason(a: Frame, b: Frame) -> str | None:
     if lemma("only") in positive.qualifiers:
         # "push to main only through the merge queue" restricts how, it does not ask to
         reasons.append("the always side says only")
+    scoped = sorted((positive.qualifiers - negative.qualifiers) & positive.scope)
+    if scoped:
+        # "never use tabs" / "use tabs in Makefiles": an exception for one place, maybe meant
+        reasons.append("the always side is scoped: " + ", ".join(scoped[:6]))
     if not negative.qualifiers <= positive.qualifiers:
         only = sorted(negative.qualifiers - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))

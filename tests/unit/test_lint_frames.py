@@ -52,6 +52,9 @@ NEAR_MISSES = [
     ("Never edit generated files by hand.", "Always edit the generated files."),
     # a different kind of object
     ("Never depend on data from other tests.", "Use unique test data with `TEST_PREFIX`."),
+    # an exception for one place: a candidate for the judge
+    ("Never use tabs.", "Use tabs in Makefiles."),
+    ("Never push to main.", "For the docs site, always push to main."),
     # "only" restricts the way, it does not ask for the action
     ("Never push to main.", "Push to main only through the merge queue."),
     # a description, not a rule
