@@ -6,7 +6,10 @@
 * ``conflicting-instructions`` (two files) / ``conflicting-instructions-in-file`` (one file),
   severity ``warning``: two instructions make incompatible choices on one dimension (see
   :mod:`pi_lsp.lint.choices`), or one says *never* and the other *always* (or a plain
-  imperative) about the same action. The finding sits on the later instruction and points at
+  imperative) about the same action: in the same words, or in words whose action frames match
+  (:mod:`pi_lsp.lint.frames`: "never commit directly to main" / "push your commits straight to
+  the main branch"). Weaker always/never pairs are not reported: :func:`polarity_candidates`
+  lists them for a model judge. The finding sits on the later instruction and points at
   the earliest instruction it contradicts. Only instructions whose scopes overlap are compared
   (:mod:`pi_lsp.lint.scopes`): a Python rule and a TypeScript rule do not meet, nor does a
   rule "for the docs site" meet an unconditional one; :func:`scoped_pairs` lists the pairs
@@ -44,8 +47,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
+from pi_lsp.lint.frames import FramePair, frame_pairs
 from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
-from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap
+from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
 
@@ -119,16 +123,27 @@ def _choice_finding(later: _Placed, earlier: _Placed, new: Choice, old: Choice) 
     return _finding(later, earlier, message, new.dimension, f"{label}: {there}")
 
 
-def _polarity_finding(later: _Placed, earlier: _Placed) -> Finding:
+def _polarity_finding(later: _Placed, earlier: _Placed, pair: FramePair | None = None) -> Finding:
+    """A never/always finding: on the same words, or (with ``pair``) on matching frames."""
     earlier_at = _where_label(earlier, later)
-    action = later.instruction.action
-    message = (
-        f"Contradicts {earlier_at}: one says always, the other never, to \u201c{action}\u201d. "
-        f"This one ({later.instruction.polarity}) comes later in the prompt."
-    )
-    return _finding(
-        later, earlier, message, "polarity", f"{earlier.instruction.polarity}: {action}"
-    )
+    here, there = _quote(later.instruction), _quote(earlier.instruction)
+    if pair is None:
+        action = later.instruction.action
+        message = (
+            f"Contradicts {earlier_at}: one says always, the other never, to \u201c{action}\u201d "
+            f"({here} here, {there} there). This one "
+            f"({later.instruction.polarity}) comes later in the prompt."
+        )
+        related = f"{earlier.instruction.polarity}: {action}"
+    else:
+        polarity, other = pair.later_frame.polarity, pair.earlier_frame.polarity
+        message = (
+            f"Contradicts {earlier_at}: {here} here ({polarity}), but {there} there "
+            f"({other}), on the same action. This one comes later "
+            "in the prompt."
+        )
+        related = f"{other}: {there}"
+    return _finding(later, earlier, message, "polarity", related)
 
 
 def _finding(
@@ -387,9 +402,16 @@ def scoped_pairs(
     return out
 
 
+def _share_scope(a: Instruction, b: Instruction) -> bool:
+    return share_scope(a.scope, a.normalized, b.scope, b.normalized)
+
+
 def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
-    """Never against an earlier always (or plain imperative) on the same action, and back."""
+    """Never against an earlier always (or plain imperative) on the same action, and back:
+    the same words, or action frames that match confidently (:func:`frame_pairs`). Each
+    reported pair is added to ``paired``."""
     found: list[tuple[int, int, Finding]] = []
+    reported: list[tuple[int, int]] = []
     #: action -> its rank (order of first appearance): findings come grouped by action
     rank: dict[str, int] = {}
     #: action -> the first "never" instruction, and the first that does it (always/imperative)
@@ -407,14 +429,51 @@ def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> 
         if (
             earlier is not None
             and (later.order, earlier.order) not in paired
-            and scopes_overlap(instruction.scope, earlier.instruction.scope)
+            and _share_scope(instruction, earlier.instruction)
         ):
             found.append((rank[action], later.order, _polarity_finding(later, earlier)))
+            reported.append((later.order, earlier.order))
         if never:
             first_never.setdefault(action, later)
         elif doing:
             first_doing.setdefault(action, later)
-    return [finding for _, _, finding in sorted(found, key=lambda f: f[:2])]
+    findings = [finding for _, _, finding in sorted(found, key=lambda f: f[:2])]
+    paired.update(reported)
+    for pair in frame_pairs([p.instruction for p in placed]):
+        key = (placed[pair.later_index].order, placed[pair.earlier_index].order)
+        later, earlier = placed[pair.later_index], placed[pair.earlier_index]
+        if (
+            pair.confident
+            and key not in paired
+            and _share_scope(later.instruction, earlier.instruction)
+        ):
+            findings.append(_polarity_finding(later, earlier, pair))
+            paired.add(key)
+    return findings
+
+
+def polarity_candidates(
+    chain: Sequence[tuple[str, str]],
+    budget: int = INSTRUCTION_BUDGET,
+    seconds: float | None = None,
+) -> list[FramePair]:
+    """Pairs of instructions of ``chain`` (as for :func:`find_conflicts`) whose action frames
+    have opposite polarity on one object but that tier 1 does not report: the verb classes
+    differ, the qualifiers differ, or one side holds under a condition (``reason`` says
+    which). A model judge (tier 2) decides these; pairs that :func:`find_conflicts` reports
+    are left out. ``later_index`` / ``earlier_index`` count instructions across the chain in
+    prompt order."""
+    placed, _ = _place(chain, budget, seconds)
+    paired: set[tuple[int, int]] = set()
+    _choice_conflicts(placed, paired)
+    _polarity_conflicts(placed, paired)
+    return [
+        pair
+        for pair in frame_pairs([p.instruction for p in placed])
+        # a confident pair is left out only when it was reported: one whose scopes do not
+        # overlap is a candidate too
+        if (placed[pair.later_index].order, placed[pair.earlier_index].order) not in paired
+    ]
 
 
 def _conflicts(placed: list[_Placed]) -> list[Finding]:

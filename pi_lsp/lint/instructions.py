@@ -39,6 +39,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
+from pi_lsp.lint.frames import Frame, frames_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
 
@@ -55,7 +56,8 @@ class Instruction:
     comparison; ``override`` says the sentence, its list item or its section declares that
     it overrides another rule ("this package overrides the root rule", "unlike the root
     AGENTS.md", "Exception: …", a heading "Overrides"); ``scope`` says where it applies (see
-    :mod:`pi_lsp.lint.scopes`).
+    :mod:`pi_lsp.lint.scopes`); ``frames`` are its action frames
+    (:mod:`pi_lsp.lint.frames`), for always/never comparison of paraphrases.
     """
 
     path: str
@@ -72,6 +74,7 @@ class Instruction:
     #: text outside such a table. See :func:`covers_whole_repo`.
     scope_hint: str = ""
     scope: Scope = EVERYWHERE
+    frames: tuple[Frame, ...] = ()
 
 
 _WHOLE_REPO = frozenset(
@@ -733,6 +736,7 @@ class _Extractor:
                 heading=heading,
                 override=self.section_override or self.block_override,
                 scope=scope_for(self.path, heading, readable, opening),
+                frames=frames_of(readable, masked),
             )
         )
 

@@ -39,6 +39,7 @@ from pi_lsp.lint.conflicts import (
     CONFLICT_IN_FILE,
     find_conflicts,
     instructions_of,
+    polarity_candidates,
     scoped_pairs,
 )
 from pi_lsp.lint.instructions import Instruction
@@ -355,11 +356,14 @@ def chain_candidates(chain: Sequence[tuple[str, str]]) -> list[Candidate]:
     instructions: list[Instruction] = []
     for path, text in chain:
         instructions.extend(instructions_of(path, text) or ())
-    # the pairs tier 1 left to a reader because of their conditions come first
-    scoped = [
+    # the pairs tier 1 declined for their conditions, or as weak frame matches, come first
+    first = [
         Candidate(pair.earlier, pair.later, f"scope:{pair.reason}") for pair in scoped_pairs(chain)
+    ] + [
+        Candidate(pair.earlier, pair.later, f"frames:{pair.reason}")
+        for pair in polarity_candidates(chain)
     ]
-    return candidate_pairs(instructions, _settled(find_conflicts(chain)), scoped)
+    return candidate_pairs(instructions, _settled(find_conflicts(chain)), first)
 
 
 async def judge_chain(

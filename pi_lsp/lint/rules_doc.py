@@ -33,8 +33,10 @@ Measured 2026-11-30:
   (`.venv/bin/python bench/lint_corpus.py`).
 - Known gaps: a closed vocabulary of exclusive choices (package managers, test runners,
   formatters, indentation, quotes, semicolons, module systems, TypeScript vs JavaScript,
-  versions and numeric limits, response language); always/never only on the same wording;
-  sentences opened by a scope ("For the docs, use npm") make no choice.
+  versions and numeric limits, response language); always/never on the same wording or on
+  action frames that match through a small table of verb and noun synonyms ("never commit
+  directly to main" / "push your commits straight to the main branch"), weaker pairs left to
+  a judge; sentences opened by a scope ("For the docs, use npm") make no choice.
 
 """
 

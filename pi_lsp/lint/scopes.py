@@ -288,3 +288,16 @@ def scopes_overlap(a: Scope, b: Scope) -> bool:
     condition (or none on both sides) and a language in common (or no language on a side).
     Folders are not compared: the files of one chain all apply where the chain loads."""
     return declined_reason(a, b) is None
+
+
+def share_scope(a: Scope, a_text: str, b: Scope, b_text: str) -> bool:
+    """:func:`scopes_overlap`, or one side's condition named in the other, unconditional
+    side's own words ("In tests, always mock the repository layer" against "Don't stub the
+    repository layer in tests"): ``a_text`` and ``b_text`` are the sentences, normalized."""
+    reason = declined_reason(a, b)
+    if reason is None:
+        return True
+    if reason != "conditional":
+        return False
+    condition, other = (a.condition, b_text) if a.condition else (b.condition, a_text)
+    return f" {condition} " in f" {normalize_condition(other)} "

@@ -57,7 +57,10 @@ def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> N
 
 def test_unrelated_sentences_and_two_descriptions_are_not_candidates() -> None:
     found = pairs(
-        ("/r/AGENTS.md", "- Keep pull requests small.\n- Some services were built with npm scripts.\n"),
+        (
+            "/r/AGENTS.md",
+            "- Keep pull requests small.\n- Some services were built with npm scripts.\n",
+        ),
         ("/r/lib/AGENTS.md", "Some older packages used yarn.\n- Write docstrings in English.\n"),
     )
     assert found == set()

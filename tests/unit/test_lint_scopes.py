@@ -12,7 +12,7 @@ from pi_lsp.lint.conflicts import (
     scoped_pairs,
 )
 from pi_lsp.lint.instructions import extract_instructions
-from pi_lsp.lint.scopes import Scope, declined_reason, scopes_overlap
+from pi_lsp.lint.scopes import Scope, declined_reason, scopes_overlap, share_scope
 
 ROOT = "/repo/AGENTS.md"
 PKG = "/repo/pkg/AGENTS.md"
@@ -256,3 +256,17 @@ def test_words_about_code_are_not_an_override() -> None:
         ),
     ]
     assert [f.rule for f in find_conflicts(chain)] == [CONFLICT]
+
+
+def test_a_condition_named_by_the_other_side_is_shared() -> None:
+    in_tests = Scope(condition="tests")
+    assert share_scope(
+        in_tests, "in tests, always mock the repository layer", Scope(), "don't stub it in tests"
+    )
+    assert not share_scope(
+        in_tests, "in tests, always mock the repository layer", Scope(), "never mock the repo"
+    )
+    # two different conditions are never shared, whatever the words
+    assert not share_scope(
+        in_tests, "in tests, mock it", Scope(condition="ci"), "in ci, in tests, never mock it"
+    )

@@ -1,0 +1,204 @@
+"""Action frames: always/never paraphrases meet, near misses stay apart, weak pairs become
+candidates for the judge, and reading frames costs time in proportion to the text."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pi_lsp.lint.conflicts import CONFLICT, find_conflicts, polarity_candidates
+from pi_lsp.lint.frames import Frame, frames_of, lemma
+from pi_lsp.lint.instructions import extract_instructions
+
+
+def _chain(earlier: str, later: str) -> list[tuple[str, str]]:
+    return [("/w/AGENTS.md", f"# Rules\n\n- {earlier}\n"), ("/w/pkg/AGENTS.md", f"{later}\n")]
+
+
+def _conflicts(earlier: str, later: str) -> list[str]:
+    return [f.message for f in find_conflicts(_chain(earlier, later)) if f.rule == CONFLICT]
+
+
+PARAPHRASES = [
+    ("Never commit directly to `main`.", "Always push your commits straight to the main branch."),
+    (
+        "Do not add comments to generated code.",
+        "You must comment every function in generated files.",
+    ),
+    ("Avoid mocking the database in tests.", "Tests should mock the DB."),
+    ("Pushing to the master branch is not allowed.", "Always push your work to main."),
+    ("Generated files must not be edited.", "Edit the generated files to fix lint errors."),
+    ("No direct commits to main.", "Merge into the main branch yourself."),
+    ("Don't stub the repository layer in tests.", "In tests, always mock the repository layer."),
+    ("Never edit or delete existing migrations.", "Always modify existing migrations in place."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), PARAPHRASES)
+def test_always_never_paraphrases_meet(earlier: str, later: str) -> None:
+    (message,) = _conflicts(earlier, later)
+    # the message quotes both sides, so the reader sees the two wordings
+    assert f"\u201c{later}\u201d here" in message
+    assert earlier.rstrip(".") in message
+
+
+NEAR_MISSES = [
+    # another object: a feature branch is not main
+    ("Never push to main.", "Always push to your feature branch."),
+    # another action on the same object
+    ("Never edit generated files by hand.", "Always regenerate generated files."),
+    # the never side is narrower: generated files can be edited another way
+    ("Never edit generated files by hand.", "Always edit the generated files."),
+    # a different kind of object
+    ("Never depend on data from other tests.", "Use unique test data with `TEST_PREFIX`."),
+    # an exception for one place: a candidate for the judge
+    ("Never use tabs.", "Use tabs in Makefiles."),
+    ("Never push to main.", "For the docs site, always push to main."),
+    # "only" restricts the way, it does not ask for the action
+    ("Never push to main.", "Push to main only through the merge queue."),
+    # a description, not a rule
+    ("Mock the database in unit tests.", "We never had to mock the database before 2024."),
+    ("Always push to main.", "CI never pushes to main."),
+    # a question
+    ("Never push to main.", "Should you push to main after a release?"),
+    # a condition on one side: a candidate for the judge, not a finding
+    ("Never edit the migrations.", "If the schema changes, edit the migrations."),
+    ("Always push to main.", "Never push to main when the build is red."),
+    # an inline code span is one token: two different commands
+    ("Never run `pnpm test:e2e` locally.", "Always run `pnpm test` locally."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), NEAR_MISSES)
+def test_near_misses_are_not_conflicts(earlier: str, later: str) -> None:
+    assert _conflicts(earlier, later) == []
+
+
+def test_weaker_pairs_are_candidates_with_a_reason() -> None:
+    conditional = polarity_candidates(
+        _chain("Never edit the migrations.", "If the schema changes, edit the migrations.")
+    )
+    (pair,) = conditional
+    assert pair.earlier.text == "Never edit the migrations."
+    assert pair.later.text == "If the schema changes, edit the migrations."
+    assert not pair.confident and "condition" in pair.reason
+    assert (pair.earlier_index, pair.later_index) == (0, 1)
+
+    (other_verb,) = polarity_candidates(
+        _chain("Never edit generated files by hand.", "Always regenerate generated files.")
+    )
+    assert "different actions" in other_verb.reason and "narrower" in other_verb.reason
+
+    # a pair tier 1 reports is not a candidate; an unrelated object makes no pair at all
+    assert polarity_candidates(_chain(*PARAPHRASES[0])) == []
+    assert polarity_candidates(_chain("Never push to main.", "Always push to a branch.")) == []
+
+
+def test_a_frame_reads_verb_object_and_polarity() -> None:
+    (never,) = frames_of("Never commit directly to main.")
+    assert never == Frame(False, "land", "main")
+    (passive,) = frames_of("Generated files must not be edited by hand.")
+    assert (passive.positive, passive.verb, passive.object) == (False, "edit", "code")
+    assert passive.modifiers == {lemma("generated")} and passive.qualifiers == {"hand"}
+    (gerund,) = frames_of("Avoid mocking the DB in tests.")
+    assert (gerund.verb, gerund.object, gerund.qualifiers) == ("mock", "database", {"test"})
+    (reversed_negation,) = frames_of("Don't forget to run the tests.")
+    assert reversed_negation.positive and reversed_negation.verb == "run"
+    # a marker standing as a label before a colon carries over
+    assert [f.polarity for f in frames_of("Never: push to main.")] == ["never"]
+    # two clauses, two frames
+    assert [f.polarity for f in frames_of("Never push to main; always open a PR.")] == [
+        "never",
+        "always",
+    ]
+
+
+def test_text_that_is_not_a_rule_makes_no_frame() -> None:
+    for text in (
+        "We never had to mock the database.",
+        "Should we mock the database?",
+        "CI never pushes to main.",
+        "Commit messages follow Conventional Commits.",
+        "Never again.",  # no verb, no object
+        "Always be careful.",
+        "You never need to run migrations.",
+        "No need to run the tests for docs changes.",
+        "No one should push to main.",  # not read (a negated subject), never as "always"
+    ):
+        assert frames_of(text) == (), text
+
+
+def test_inline_code_is_one_object_token() -> None:
+    text = "- Never run `pnpm test --watch` in CI.\n"
+    (instruction,) = extract_instructions("/w/AGENTS.md", text)
+    (frame,) = instruction.frames
+    assert frame.object == "`pnpm test --watch`"
+    assert frame.qualifiers == {"ci"}
+    # words inside the span never count as markers or verbs
+    (quoted,) = extract_instructions("/w/AGENTS.md", "- Run `never push` before release.\n")
+    assert [f.positive for f in quoted.frames] == [True]
+
+
+def test_conditional_frames_are_marked() -> None:
+    (frame,) = frames_of("If the schema changes, never edit the migrations.")
+    assert frame.conditional and not frame.positive
+    (trailing,) = frames_of("Push to main unless the build is red.")
+    assert trailing.conditional and trailing.positive
+
+
+# --- cost ---------------------------------------------------------------------------------
+
+MARGIN = 2.5
+
+ADVERSARIAL = [
+    "never ",
+    "must ",
+    "you must always ",
+    "never push to main, ",
+    ", always ",
+    "if x, ",
+    "no direct commits to ",
+    "edit or ",
+    "push the db and ",
+    "\x1a",
+    "( ",
+    "don't ",
+    "the code you ",
+    "is forbidden ",
+]
+
+
+def _cost(text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.thread_time()
+        frames_of(text)
+        best = min(best, time.thread_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_reading_frames_is_linear_on_adversarial_text(unit: str) -> None:
+    small, large = unit * 2_000, unit * 8_000
+    _cost(small)  # warm: lemmas cached, tables built
+    ratio = (_cost(large) / len(large)) / max(_cost(small) / len(small), 1e-9)
+    assert ratio < MARGIN, f"{unit!r}: per-character cost grew {ratio:.1f}x for 4x the text"
+
+
+def test_many_rules_on_one_object_are_compared_in_linear_time() -> None:
+    def chain(count: int) -> list[tuple[str, str]]:
+        rules = "".join(
+            f"- Never push to main from host{k}.\n- Always push to main from box{k}.\n"
+            for k in range(count)
+        )
+        return [(f"/c{count}/AGENTS.md", rules)]
+
+    def cost(count: int) -> float:
+        start = time.thread_time()
+        polarity_candidates(chain(count))
+        return time.thread_time() - start
+
+    cost(50)
+    ratio = (cost(1600) / 1600) / max(cost(400) / 400, 1e-9)
+    assert ratio < MARGIN, f"per-rule cost grew {ratio:.1f}x for 4x the rules"
