@@ -353,6 +353,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
     from pi_lsp.js.json_document import parse_json_document
     from pi_lsp.lint.instructions import extract_instructions
+    from pi_lsp.lint.vocabulary import CODE_MASK, current
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
     from pi_lsp.resources.templates import parse_command_args, substitute_args
@@ -383,6 +384,10 @@ def function_registry() -> dict[str, Callable[[str], object]]:
         "settings string": _quietly(lambda text: parse_json_document(json.dumps({"a": text}))),
         "path references": lambda text: find_path_refs(text, "/nonexistent/AGENTS.md"),
         "instructions of a context file": lambda text: extract_instructions("/x/AGENTS.md", text),
+        "catalogue values of a clause": lambda text: current().find(text),
+        "catalogue values of a clause in code": lambda text: current().find(
+            text, CODE_MASK * len(text)
+        ),
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
             text.encode("utf-8", "surrogatepass"), False
