@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
+from typing import Protocol
 
 from pi_lsp.lint.catalogue import (
     BASE_UNIT,
@@ -75,6 +76,29 @@ class ValueSpec:
     group: str = ""
 
 
+class LabelMatcher(Protocol):
+    """What tells whether a ``Label:`` names a dimension (a pattern, or :class:`LabelWords`)."""
+
+    def search(self, text: str, /) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LabelWords:
+    """The labels naming a role ("feature flags", "the bundler", "logging (JS)"), matched
+    without a pattern: lowercased, an article, a trailing "(…)" and a plural "s" ignored."""
+
+    names: frozenset[str]
+
+    def search(self, text: str, /) -> bool:
+        label = " ".join(text.lower().split())
+        if label.startswith("the "):
+            label = label[4:]
+        cut = label.find("(")
+        if cut > 0:
+            label = label[:cut].rstrip()
+        return label in self.names or (label.endswith("s") and label[:-1] in self.names)
+
+
 @dataclass(frozen=True, slots=True)
 class Dimension:
     """An exclusive choice (a catalogue role): at most one of its values can be the rule."""
@@ -83,7 +107,7 @@ class Dimension:
     label: str
     values: tuple[ValueSpec, ...]
     #: a ``Label:`` that names this dimension ("Package manager:", "Indentation:")
-    label_pattern: re.Pattern[str]
+    label_pattern: LabelMatcher
     #: numeric settings are claims even without an imperative verb ("Line length: 120")
     setting: bool = False
     kind: str = "choice"
@@ -138,7 +162,7 @@ def _phrase(text: str) -> str:
     return r"\s+".join(re.escape(part) for part in text.split())
 
 
-def _label_pattern(role: Role) -> re.Pattern[str]:
+def _label_pattern(role: Role) -> LabelMatcher:
     if role.label_pattern is not None:
         return _i(role.label_pattern)
     names: list[str] = []
@@ -151,8 +175,7 @@ def _label_pattern(role: Role) -> re.Pattern[str]:
             names.append(" ".join(words))
             if len(words) >= 2 and words[-1] in ("library", "tool", "service", "format", "style"):
                 names.append(" ".join(words[:-1]))
-    alternation = "|".join(_phrase(n) for n in sorted(set(names), key=len, reverse=True))
-    return _i(rf"^(?:the\s+)?(?:{alternation})s?(?:\s*\([^)\n]*\))?$")
+    return LabelWords(frozenset(names))
 
 
 def _unit_alternation(words: Sequence[str]) -> str:
