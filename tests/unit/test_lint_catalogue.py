@@ -3,6 +3,11 @@ and an entry that cannot be used is refused with a message naming it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from pi_lsp.lint.catalogue import (
@@ -12,6 +17,9 @@ from pi_lsp.lint.catalogue import (
     parse_catalogue,
     parse_roles,
 )
+from pi_lsp.lint.rules_doc import render
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_shipped_catalogue_loads_with_every_kind_and_many_roles() -> None:
@@ -139,3 +147,31 @@ def test_user_roles_report_errors_per_entry_without_raising() -> None:
     assert "a role must be a table" in errors[1][1]
     not_a_list = parse_roles({"name": "queue"})
     assert not_a_list == ([], [(-1, "'lint.catalogue' must be a list of roles")])
+
+
+def test_rules_doc_lists_the_catalogue_and_answers_help(tmp_path: Path) -> None:
+    text = render()
+    assert "## The catalogue of roles" in text
+    assert "| JVM build tool (`jvm-build-tool`) | choice |" in text
+    assert "`./gradlew` → Gradle" in text
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for flag in ("--help", "-h"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "pi_lsp.lint.rules_doc", flag],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0 and proc.stdout.startswith("usage:"), proc.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "pi_lsp.lint.rules_doc", "--bogus"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("usage:")
+    assert list(tmp_path.iterdir()) == []  # no file named --help, -h or --bogus
