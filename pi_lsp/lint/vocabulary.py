@@ -167,7 +167,8 @@ def _label_pattern(role: Role) -> LabelMatcher:
         return _i(role.label_pattern)
     names: list[str] = []
     for label in (*role.labels, role.label.lower()):
-        label = re.sub(r"\s*\([^)]*\)", "", label)
+        cut = label.find("(")
+        label = label[:cut] if cut >= 0 else label
         for part in label.split(" / "):
             words = part.split()
             if not words:
