@@ -198,7 +198,7 @@ def parse_value(where: str, raw: object, role: Mapping[str, Any]) -> CatalogueVa
     strict_aliases = _strings(where, "strict_aka", raw["strict_aka"]) if "strict_aka" in raw else ()
     commands = _strings(where, "commands", raw["commands"]) if "commands" in raw else ()
     triggers = _strings(where, "triggers", raw["triggers"]) if "triggers" in raw else ()
-    if not patterns and not aliases:
+    if not patterns and not aliases and not strict_aliases:
         aliases = (name,)
     if patterns and not triggers:
         raise CatalogueError(f"{where}: 'patterns' need 'triggers' (words that must be present)")

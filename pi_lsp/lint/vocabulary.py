@@ -48,7 +48,6 @@ _STRICT_LEAD = frozenset(
         "prefers",
         "run",
         "runs",
-        "through",
         "adopt",
         "choose",
         "pick",
@@ -58,6 +57,8 @@ _STRICT_LEAD = frozenset(
         "avoid",
     }
 )
+#: The words right before a command in prose that make it the command ("run make").
+_COMMAND_LEAD = frozenset({"run", "runs", "running", "use", "using", "via", "with", "through"})
 _ARTICLES = frozenset({"a", "an", "the", "only", "plain"})
 
 
@@ -432,6 +433,8 @@ class Vocabulary:
             if low[end : end + len(alias.suffix)] != alias.suffix:
                 return None
             end += len(alias.suffix)
+            if alias.suffix.endswith("/") and low[end : end + 1].isalnum():
+                return None  # "in tests/test_x.py" names a file, not where tests live
         else:
             after = low[end : end + 2]
             if after[:1] == "-" or (after[:1] in "./@" and after[1:2].isalnum()):
@@ -472,7 +475,8 @@ def _strict_ok(
     if before < 0:
         return False
     gap = low[tokens[before][1] : start]
-    return tokens[before][2] in _STRICT_LEAD and (not gap or gap.isspace() or gap in ("`", "**"))
+    leads = _COMMAND_LEAD if alias.command else _STRICT_LEAD
+    return tokens[before][2] in leads and (not gap or gap.isspace() or gap in ("`", "**"))
 
 
 def _respec(spec: _Spec, dimension: Dimension) -> _Spec:

@@ -106,6 +106,13 @@ def test_ordinary_words_count_only_as_a_tool() -> None:
         "Prefer Zustand selectors over React Context."
     )
     assert picks("Do not install `react@canary`.") == set()
+    # words that are also commands, folders named as files, a bundler that is not Bundler
+    assert picks("Every change should serve all users, not just one.") == set()
+    assert ("task-runner", "make", "prefer") in picks("Use make for the build.")
+    assert picks("Update SUPPORTED in tests/test_settings.py first.") == set()
+    assert ("test-location", "separate tests/ folder", "prefer") in picks("Write tests in tests/.")
+    assert picks("Use external modules so the bundler can skip them.") == set()
+    assert picks("Use `Intl.NumberFormat('en-US')` for prices.") == set()
 
 
 def test_a_user_role_extends_the_catalogue() -> None:
