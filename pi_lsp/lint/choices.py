@@ -1,8 +1,9 @@
 """Vocabularies of exclusive choices, and how to read the choices one clause makes.
 
 A *dimension* is a decision a project makes once: its package manager, its test runner, its
-indentation, the language the agent answers in, the line length limit. Each dimension has a
-set of values, each recognised by a pattern over lowercase clause text. A clause *prefers* a
+indentation, the language the agent answers in, the line length limit. The dimensions are the
+roles of the catalogue (``catalogue.toml``, :mod:`.catalogue`), whose values are found in a
+clause in one pass (:mod:`.vocabulary`). A clause *prefers* a
 value ("use pnpm", "Line length: 120") or *rejects* it ("don't use npm", "pnpm, not npm",
 "prefer X over Y", "X instead of Y"). Two clauses conflict when one prefers a value and the
 other prefers a different value of the same dimension, or rejects the preferred value.

@@ -103,7 +103,7 @@ def _compiled(key: str, roles: tuple[Role, ...]) -> vocabulary.Vocabulary:
     if found is None:
         if len(_COMPILED) >= 8:
             _COMPILED.pop(next(iter(_COMPILED)))
-        found = _COMPILED[key] = vocabulary.Vocabulary(merge(load_catalogue(), roles))
+        found = _COMPILED[key] = vocabulary.Vocabulary(merge(load_catalogue(), roles), key)
     return found
 
 

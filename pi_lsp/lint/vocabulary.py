@@ -138,6 +138,8 @@ class _Alias:
     strict: bool
     spec: _Spec
     command: bool = False
+    #: the word the alias is indexed by: its first word that is not a common one
+    anchor: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,10 +228,53 @@ def numeric_value(number: str, unit: str, dimension: str) -> str:
     return f"{_format_number(base)} {BASE_UNIT[dimension]}"
 
 
+#: Words too common to index an alias by ("the fetch api" is found from "fetch").
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "in",
+        "on",
+        "of",
+        "to",
+        "for",
+        "with",
+        "no",
+        "new",
+        "use",
+        "be",
+        "is",
+        "are",
+        "and",
+        "or",
+        "not",
+        "all",
+        "one",
+        "two",
+        "plain",
+        "only",
+        "any",
+        "every",
+        "each",
+        "by",
+        "at",
+        "from",
+        "into",
+        "over",
+        "under",
+        "per",
+        "off",
+    ]
+)
+
+
 def _alias(text: str, strict: bool, spec: _Spec, command: bool = False) -> _Alias | None:
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     if not words:
         return None
+    names = [text[s:e] for s, e in words]
+    anchor = next((k for k, word in enumerate(names) if word not in _COMMON), 0)
     gaps = tuple(text[a[1] : b[0]] for a, b in pairwise(words))
     return _Alias(
         tuple(text[s:e] for s, e in words),
@@ -239,14 +284,17 @@ def _alias(text: str, strict: bool, spec: _Spec, command: bool = False) -> _Alia
         strict,
         spec,
         command,
+        anchor,
     )
 
 
 class Vocabulary:
     """A catalogue compiled into a word index; :meth:`find` reads one clause."""
 
-    def __init__(self, catalogue: Catalogue) -> None:
+    def __init__(self, catalogue: Catalogue, key: str = "") -> None:
         self.catalogue = catalogue
+        #: what tells this vocabulary from another in a cache of readings ("": the shipped one)
+        self.key = key
         self.dimensions: tuple[Dimension, ...] = ()
         self._aliases: dict[str, list[_Alias]] = {}
         self._triggers: dict[str, list[_Spec]] = {}
@@ -275,9 +323,10 @@ class Vocabulary:
                 ):
                     alias = _alias(text, strict, spec, command)
                     if alias is not None:
-                        self._aliases.setdefault(alias.words[0], []).append(alias)
+                        self._aliases.setdefault(alias.words[alias.anchor], []).append(alias)
         self.dimensions = tuple(dimensions)
         self.patterns = tuple(patterns)
+        self._keys = frozenset(self._aliases) | frozenset(self._triggers)
         self.by_name = {d.name: d for d in self.dimensions}
 
     def _trigger(self, word: str, spec: _Spec) -> None:
@@ -346,6 +395,8 @@ class Vocabulary:
         if len(low) != len(text):  # a letter whose lowercase is longer: keep offsets
             low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
         masked = text if masked is None or len(masked) != len(text) else masked
+        if self._keys.isdisjoint(_WORD.findall(low)):
+            return []  # most clauses name no value: one C-level pass decides
         tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
         found: list[Found] = []
         clause_checks: dict[int, bool] = {}
@@ -413,17 +464,22 @@ class Vocabulary:
         low: str,
         masked: str,
     ) -> tuple[int, int] | None:
-        first_start = tokens[index][0]
+        base = index - alias.anchor
+        if base < 0 or base + len(alias.words) > len(tokens):
+            return None
+        first_start = tokens[base][0]
         start = first_start - len(alias.prefix)
         if start < 0 or low[start:first_start] != alias.prefix:
             return None
         if not alias.prefix and start > 0 and low[start - 1] in "-./@":
             return None
-        last = index
-        for k, word in enumerate(alias.words[1:], start=1):
-            last = index + k
-            if last >= len(tokens) or tokens[last][2] != word:
+        last = base
+        for k, word in enumerate(alias.words):
+            last = base + k
+            if tokens[last][2] != word:
                 return None
+            if k == 0:
+                continue
             gap = low[tokens[last - 1][1] : tokens[last][0]]
             want = alias.gaps[k - 1]
             if gap != want and not (want == " " and gap and gap.isspace()):
@@ -447,7 +503,7 @@ class Vocabulary:
             and low[end : tokens[following][0]].isspace()
         ):
             return None
-        if alias.strict and not _strict_ok(alias, tokens, index, start, low, masked):
+        if alias.strict and not _strict_ok(alias, tokens, base, start, low, masked):
             return None
         return start, end
 

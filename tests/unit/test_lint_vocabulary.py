@@ -123,14 +123,15 @@ def test_a_user_role_extends_the_catalogue() -> None:
         ]
     )
     assert errors == []
-    mine = Vocabulary(merge(load_catalogue(), roles))
+    mine = Vocabulary(merge(load_catalogue(), roles), "mine")
+    chain = [
+        ("/ws/AGENTS.md", "# Rules\n\n- Use Zephyrbus for events.\n"),
+        ("/ws/svc/AGENTS.md", "# Service\n\n- Use Quokkamq for events.\n"),
+    ]
+    assert find_conflicts(chain) == []  # read, and remembered, with the shipped catalogue
     with using(mine):
         assert conflict("Use Zephyrbus for events.", "Use Quokkamq for events.")
         assert conflict("Use Vite for bundling.", "Use Farm as the bundler.")
-        chain = [
-            ("/ws/AGENTS.md", "# Rules\n\n- Use Zephyrbus for events.\n"),
-            ("/ws/svc/AGENTS.md", "# Service\n\n- Use Quokkamq for events.\n"),
-        ]
         assert [f.rule for f in find_conflicts(chain)] == ["conflicting-instructions"]
     assert current() is not mine
 
