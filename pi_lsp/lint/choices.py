@@ -1,8 +1,9 @@
 """Vocabularies of exclusive choices, and how to read the choices one clause makes.
 
 A *dimension* is a decision a project makes once: its package manager, its test runner, its
-indentation, the language the agent answers in, the line length limit. Each dimension has a
-set of values, each recognised by a pattern over lowercase clause text. A clause *prefers* a
+indentation, the language the agent answers in, the line length limit. The dimensions are the
+roles of the catalogue (``catalogue.toml``, :mod:`.catalogue`), whose values are found in a
+clause in one pass (:mod:`.vocabulary`). A clause *prefers* a
 value ("use pnpm", "Line length: 120") or *rejects* it ("don't use npm", "pnpm, not npm",
 "prefer X over Y", "X instead of Y"). Two clauses conflict when one prefers a value and the
 other prefers a different value of the same dimension, or rejects the preferred value.
@@ -33,36 +34,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from pi_lsp.lint import vocabulary
+from pi_lsp.lint.vocabulary import Dimension, ValueSpec
+
+__all__ = ["DIMENSIONS", "Choice", "Dimension", "ValueSpec", "contradicts", "read_choices"]
+
 Stance = Literal["prefer", "reject"]
-
-
-@dataclass(frozen=True, slots=True)
-class ValueSpec:
-    """One value of a dimension: its canonical name and the pattern that finds it.
-
-    ``pattern`` may capture a group (numbers, versions); then the value is ``name`` with the
-    captured text substituted for ``{}``. ``context`` is a pattern the whole clause must also
-    match (for ambiguous words such as "black" or "tabs").
-    """
-
-    name: str
-    pattern: re.Pattern[str]
-    context: re.Pattern[str] | None = None
-    #: values in different groups can coexist (pytest for Python, vitest for TypeScript)
-    group: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Dimension:
-    """An exclusive choice: at most one of its values can be the rule."""
-
-    name: str
-    label: str
-    values: tuple[ValueSpec, ...]
-    #: a ``Label:`` that names this dimension ("Package manager:", "Indentation:")
-    label_pattern: re.Pattern[str]
-    #: numeric settings are claims even without an imperative verb ("Line length: 120")
-    setting: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,195 +58,13 @@ class Choice:
         return dimension_label(self.dimension)
 
 
-def _re(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-def _v(name: str, pattern: str, context: str | None = None, group: str = "") -> ValueSpec:
-    return ValueSpec(name, _re(pattern), _re(context) if context else None, group)
-
-
-_FORMAT_CONTEXT = r"\bformat"
-_INDENT_CONTEXT = (
-    r"\bindent|^\W*(?:always\s+)?(?:use|prefer)\s+(?:only\s+)?(?:tabs|\w+[- ]spaces?)\b"
-)
-_REPLY_CONTEXT = (
-    r"\b(?:respond|reply|replies|answer|response|communicat|speak|talk|chat|converse)\w*"
-)
-_LANGUAGES = (
-    "english",
-    "french",
-    "german",
-    "spanish",
-    "chinese",
-    "japanese",
-    "korean",
-    "portuguese",
-    "italian",
-    "russian",
-    "dutch",
-)
-_MINIMUM_AFTER = r"(?![\d.]*\s*(?:\+|or\s+(?:later|newer|above|higher)|and\s+(?:up|above|later)))"
-_MINIMUM_BEFORE = r"(?<!>=)(?<!>= )"
-
-DIMENSIONS: tuple[Dimension, ...] = (
-    Dimension(
-        "package-manager",
-        "package manager",
-        (
-            _v(
-                "npm",
-                r"\bnpm\b(?!-|\.\w|\s+(?:package|registry|org|module|version|badge|link|page|"
-                r"publish|token|account|release|dist-tag)s?\b)",
-            ),
-            _v("pnpm", r"\bpnpm\b(?!-|\.\w)"),
-            _v("yarn", r"\byarn\b(?!-|\.\w)"),
-            _v("bun", r"\bbun\b(?!-|\.\w|\s+test\b)"),
-        ),
-        _re(r"package[- ]manag|^pm$"),
-    ),
-    Dimension(
-        "test-runner",
-        "test runner",
-        (
-            _v("pytest", r"\bpytest\b(?!-|\.\w)", group="python"),
-            _v("unittest", r"\bunittest\b(?!-|\.\w)", group="python"),
-            _v("jest", r"\bjest\b(?!-|\.\w)", group="js"),
-            _v("vitest", r"\bvitest\b(?!-|\.\w)", group="js"),
-            _v("mocha", r"\bmocha\b(?!-|\.\w)", group="js"),
-            _v("bun test", r"\bbun test\b", group="js"),
-        ),
-        _re(r"\btest(?:s|ing)?\b|test runner|test framework"),
-    ),
-    Dimension(
-        "formatter",
-        "formatter",
-        (
-            _v("prettier", r"\bprettier\b(?!-|\.\w)", group="js"),
-            _v("biome", r"\bbiome\b(?!-|\.\w)", _FORMAT_CONTEXT, "js"),
-            _v("black", r"\bblack\b(?!-|\.\w)", _FORMAT_CONTEXT, "python"),
-            _v(
-                "ruff format",
-                r"\bruff format\b|\bformat\w*\s+(?:\w+\s+){0,3}(?:with|using|via)\s+ruff\b",
-                group="python",
-            ),
-            _v("autopep8", r"\bautopep8\b", group="python"),
-            _v("yapf", r"\byapf\b", group="python"),
-            _v("dprint", r"\bdprint\b", group="js"),
-        ),
-        _re(r"\bformat(?:ter|ting)?\b|code style"),
-    ),
-    Dimension(
-        "indentation",
-        "indentation",
-        (
-            _v("tabs", r"\btabs\b", _INDENT_CONTEXT),
-            _v("2 spaces", r"\b(?:2|two)[- ]spaces?\b", _INDENT_CONTEXT),
-            _v("4 spaces", r"\b(?:4|four)[- ]spaces?\b", _INDENT_CONTEXT),
-            _v("8 spaces", r"\b(?:8|eight)[- ]spaces?\b", _INDENT_CONTEXT),
-        ),
-        _re(r"\bindent"),
-    ),
-    Dimension(
-        "quotes",
-        "quote style",
-        (
-            _v("single quotes", r"\bsingle[- ]quot"),
-            _v("double quotes", r"\bdouble[- ]quot"),
-        ),
-        _re(r"\bquot"),
-    ),
-    Dimension(
-        "semicolons",
-        "semicolons",
-        (_v("semicolons", r"\bsemicolons?\b|\bsemi-colons?\b"),),
-        _re(r"\bsemi-?colons?\b"),
-    ),
-    Dimension(
-        "module-system",
-        "module system",
-        (
-            _v("ESM", r"\besm\b|\bes ?modules?\b|\becmascript modules?\b|\bimport/export\b"),
-            _v("CommonJS", r"\bcommonjs\b|\bcjs\b|\brequire\(\)"),
-        ),
-        _re(r"\bmodules?\b|module system"),
-    ),
-    Dimension(
-        "language",
-        "programming language",
-        (
-            _v(
-                "TypeScript",
-                r"\btypescript\b(?=\s*(?:$|[.,;:)]|for\b|only\b|everywhere\b|instead\b|over\b|"
-                r"rather\b|not\b|files\b|code\b))",
-            ),
-            _v(
-                "JavaScript",
-                r"\b(?:plain\s+)?javascript\b(?=\s*(?:$|[.,;:)]|for\b|only\b|everywhere\b|"
-                r"instead\b|over\b|rather\b|not\b|files\b|code\b))",
-            ),
-        ),
-        _re(r"^language$|programming language"),
-    ),
-    Dimension(
-        "response-language",
-        "response language",
-        tuple(
-            _v(
-                lang.capitalize(),
-                rf"\bin\s+{lang}\b|(?<=:\s){lang}\b|(?<=:){lang}\b",
-                _REPLY_CONTEXT,
-            )
-            for lang in _LANGUAGES
-        ),
-        _re(r"respon|reply|answer|language of"),
-    ),
-    Dimension(
-        "python-version",
-        "Python version",
-        (_v("Python {}", _MINIMUM_BEFORE + r"\bpython\s*v?(3\.\d{1,2})\b" + _MINIMUM_AFTER),),
-        _re(r"python version"),
-    ),
-    Dimension(
-        "node-version",
-        "Node.js version",
-        (
-            _v(
-                "Node.js {}",
-                _MINIMUM_BEFORE + r"\bnode(?:\.?js)?\s*v?(\d{2})(?:\.x)?\b" + _MINIMUM_AFTER,
-            ),
-        ),
-        _re(r"node(?:\.?js)? version"),
-    ),
-    Dimension(
-        "line-length",
-        "line length",
-        (
-            _v(
-                "{} characters",
-                r"\b(?:max(?:imum)?[- ])?line[- ]length(?:\s+(?:limit|of|is|to|at|=|:)|\s*[=:(])*"
-                r"\s*\(?\s*(\d{2,3})\b",
-            ),
-            _v(
-                "{} characters",
-                r"\blines?\b[^.;]{0,30}?\b(\d{2,3})[- ]?(?:char(?:acter)?s?|columns?|cols?)\b",
-            ),
-            _v(
-                "{} characters",
-                r"\b(\d{2,3})[- ](?:char(?:acter)?|column)s?\s+(?:line|width|wide)",
-            ),
-        ),
-        _re(r"line[- ]length|line width|max(?:imum)? line"),
-        setting=True,
-    ),
-)
-
-_BY_NAME = {d.name: d for d in DIMENSIONS}
+#: The dimensions of the shipped catalogue (``catalogue.toml``), in catalogue order.
+DIMENSIONS: tuple[Dimension, ...] = vocabulary.default_vocabulary().dimensions
 
 
 def dimension_label(name: str) -> str:
     """The human name of a dimension ("package manager")."""
-    dimension = _BY_NAME.get(name)
+    dimension = vocabulary.current().by_name.get(name)
     return dimension.label if dimension else name
 
 
@@ -462,28 +257,15 @@ class _Hit:
     start: int
     end: int
     group: str
+    command: bool = False
 
 
-def _hits(text: str) -> list[_Hit]:
-    hits: list[_Hit] = []
-    for dimension in DIMENSIONS:
-        for spec in dimension.values:
-            if spec.context is not None and not spec.context.search(text):
-                continue
-            for match in spec.pattern.finditer(text):
-                value = spec.name.format(match.group(1)) if match.groups() else spec.name
-                hits.append(_Hit(dimension, value, match.start(), match.end(), spec.group))
-    hits.sort(key=lambda h: (h.start, -h.end))
-    # drop hits nested in an earlier, longer hit of the same dimension: sorted by start, a hit
-    # is nested when it starts before the furthest end kept so far for its dimension
-    kept: list[_Hit] = []
-    kept_end: dict[str, int] = {}
-    for hit in hits:
-        if hit.start < kept_end.get(hit.dimension.name, -1):
-            continue
-        kept.append(hit)
-        kept_end[hit.dimension.name] = max(kept_end.get(hit.dimension.name, -1), hit.end)
-    return kept
+def _hits(text: str, masked: str | None = None) -> list[_Hit]:
+    """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`)."""
+    return [
+        _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command)
+        for f in vocabulary.current().find(text, masked)
+    ]
 
 
 #: The character that stands for inline code in a clause's masked text.
@@ -564,7 +346,7 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     Offsets in the result index ``clause``.
     """
     masked = clause if masked is None else masked
-    hits = _hits(clause)
+    hits = _hits(clause, masked)
     if not hits or _SCOPED.match(masked) or masked.rstrip().endswith("?"):
         return []
     if _HEDGE_ANYWHERE.search(masked):
@@ -612,6 +394,8 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
         stance = (
             previous_stance if joined else _stance(hit, clause, neutral, prefer_context, negated)
         )
+        if stance == "reject" and hit.command:
+            stance = None  # "avoid `make test`" rejects an action, not the tool
         previous, previous_stance = hit, stance
         if stance is not None:
             choices.append(

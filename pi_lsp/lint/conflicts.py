@@ -46,6 +46,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pi_lsp.lint import vocabulary
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.frames import FramePair, frame_pairs
 from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
@@ -178,11 +179,12 @@ class _ReadInstructions:
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._read: OrderedDict[tuple[str, str], tuple[Instruction, ...]] = OrderedDict()
+        self._read: OrderedDict[tuple[str, str, str], tuple[Instruction, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, path: str, text: str, seconds: float | None) -> tuple[Instruction, ...] | None:
-        key = (path, text)
+        # a reading depends on the catalogue it was read with (settings may extend it)
+        key = (path, text, vocabulary.current().key)
         with self._lock:
             known = self._read.get(key)
             if known is not None:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
+from pi_lsp.lint import vocabulary
+from pi_lsp.lint.catalogue import Role, load_catalogue, merge, parse_roles
 from pi_lsp.lint.checks import LintRun, LintSettings, run_checks
 from pi_lsp.lint.rules import Rule, rule_for
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
-from pi_lsp.resources.model import Finding, Severity
+from pi_lsp.resources.model import Finding, Severity, SourceRange
+from pi_lsp.resources.settings import Settings
 from pi_lsp.resources.shown_paths import shown_path
 
 #: Folders never searched for working directories.
@@ -43,11 +48,133 @@ class LintConfig:
 
 def instruction_findings(resources: Resources, seconds: float | None = None) -> list[Finding]:
     """Conflicting and duplicate instructions among the context files that load together,
-    each file read for at most ``seconds`` (``None``: no limit)."""
+    each file read for at most ``seconds`` (``None``: no limit), with the catalogue the
+    settings extend (``lint.catalogue``); a bad catalogue entry is a finding of its own."""
     from pi_lsp.lint.conflicts import find_conflicts
 
+    words, problems = user_vocabulary(resources.settings)
     chain = [(f.path, f.content) for f in resources.context_files.files]
-    return list(find_conflicts(chain, seconds=seconds)) if len(chain) else []
+    if not chain:
+        return problems
+    with vocabulary.using(words):
+        return [*problems, *find_conflicts(chain, seconds=seconds)]
+
+
+def user_vocabulary(settings: Settings) -> tuple[vocabulary.Vocabulary | None, list[Finding]]:
+    """The shipped catalogue plus the roles of ``lint.catalogue`` in the global then the
+    project settings (``None``: no user roles), and a finding per entry that cannot be used."""
+    roles: list[Role] = []
+    problems: list[Finding] = []
+    for file in (settings.global_file, settings.project_file):
+        lint = file.data.get("lint") if file.status == "loaded" else None
+        if not isinstance(lint, Mapping) or "catalogue" not in lint:
+            continue
+        entries = lint["catalogue"]
+        found, errors = parse_roles(entries)
+        roles.extend(found)
+        for index, message in errors:
+            where = _entry_range(file.path, file.key_range("lint"), index)
+            problems.append(
+                Finding(
+                    where,
+                    "warning",
+                    "lint-catalogue-invalid",
+                    f"lint.catalogue in {file.path}: {message}; the entry is skipped",
+                    data={"entry": index},
+                )
+            )
+    if not roles:
+        return None, problems
+    return _compiled(json.dumps([_role_key(r) for r in roles], sort_keys=True), tuple(roles)), (
+        problems
+    )
+
+
+def _role_key(role: Role) -> object:
+    return repr(role)
+
+
+_COMPILED: dict[str, vocabulary.Vocabulary] = {}
+
+
+def _compiled(key: str, roles: tuple[Role, ...]) -> vocabulary.Vocabulary:
+    """One compiled vocabulary per distinct set of user roles (a few kept)."""
+    found = _COMPILED.get(key)
+    if found is None:
+        if len(_COMPILED) >= 8:
+            _COMPILED.pop(next(iter(_COMPILED)))
+        found = _COMPILED[key] = vocabulary.Vocabulary(merge(load_catalogue(), roles), key)
+    return found
+
+
+def _entry_range(path: str, lint: SourceRange | None, index: int) -> SourceRange:
+    """Where entry ``index`` of ``lint.catalogue`` starts in the settings file (the ``lint``
+    key when it cannot be told)."""
+    fallback = lint or SourceRange(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return fallback
+    offset = _entry_offset(text, _line_offset(text, fallback.start_line), index)
+    if offset is None:
+        return fallback
+    line = text.count("\n", 0, offset)
+    column = offset - (text.rfind("\n", 0, offset) + 1)
+    return SourceRange(path, line, column, line, column)
+
+
+def _line_offset(text: str, line: int) -> int:
+    offset = 0
+    for _ in range(line):
+        found = text.find("\n", offset)
+        if found < 0:
+            return offset
+        offset = found + 1
+    return offset
+
+
+def _entry_offset(text: str, start: int, index: int) -> int | None:
+    """The offset of element ``index`` of the array after ``"catalogue"`` (from ``start``);
+    ``index`` -1: the value itself."""
+    key = text.find('"catalogue"', start)
+    if key < 0:
+        return None
+    colon = text.find(":", key + len('"catalogue"'))
+    if colon < 0:
+        return None
+    at = colon + 1
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    if index < 0 or at >= len(text) or text[at] != "[":
+        return at if at < len(text) else None
+    depth, element, in_string, escaped = 0, 0, False, False
+    expecting = True
+    for position in range(at, len(text)):
+        char = text[position]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if depth == 1 and expecting and char not in " \t\r\n,]":
+            if element == index:
+                return position
+            expecting = False
+        if char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return None
+        elif char == "," and depth == 1:
+            element += 1
+            expecting = True
+    return None
 
 
 def _diagnostic(finding: Finding, config: LintConfig) -> Diagnostic | None:

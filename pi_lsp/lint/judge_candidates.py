@@ -29,8 +29,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pi_lsp.lint.choices import DIMENSIONS
 from pi_lsp.lint.instructions import Instruction
+from pi_lsp.lint.vocabulary import current
 
 __all__ = ["Candidate", "candidate_pairs", "mentions"]
 
@@ -69,13 +69,8 @@ def mentions(text: str) -> dict[str, set[tuple[str, str]]]:
     """``dimension -> {(value, group)}`` for every value of the vocabulary ``text`` (lowercase
     plain text) names, whatever the sentence does with it."""
     found: dict[str, set[tuple[str, str]]] = {}
-    for dimension in DIMENSIONS:
-        for spec in dimension.values:
-            if spec.context is not None and not spec.context.search(text):
-                continue
-            for match in spec.pattern.finditer(text):
-                value = spec.name.format(match.group(1)) if match.groups() else spec.name
-                found.setdefault(dimension.name, set()).add((value, spec.group))
+    for hit in current().find(text):
+        found.setdefault(hit.dimension.name, set()).add((hit.value, hit.group))
     return found
 
 

@@ -418,6 +418,17 @@ RULES: tuple[Rule, ...] = (
         True,
     ),
     _r(
+        "PI604",
+        "lint-catalogue-invalid",
+        "warning",
+        "An entry of `lint.catalogue` in a settings.json cannot be used.",
+        "pi-lsp's lint reads `lint.catalogue` to learn roles and values beyond its own catalogue "
+        "(a list of roles: name, label, kind, values with aliases and commands; see the catalogue "
+        "section). An entry it cannot read is skipped, with this finding at its line; the rest "
+        "of the catalogue still applies.",
+        '{"lint": {"catalogue": [{"name": "Queue", "values": []}]}}',
+    ),
+    _r(
         "PI611",
         "trust-store-invalid-json",
         "error",

@@ -369,6 +369,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     from pi_lsp.lint.judge import parse_verdicts
     from pi_lsp.lint.judge_candidates import Candidate
     from pi_lsp.lint.scopes import heading_languages, languages_of, opening_scope
+    from pi_lsp.lint.vocabulary import CODE_MASK, current
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
     from pi_lsp.resources.templates import parse_command_args, substitute_args
@@ -415,6 +416,10 @@ def function_registry() -> dict[str, Callable[[str], object]]:
             heading_languages(text),
         ),
         "model judge answer": judge_answer,
+        "catalogue values of a clause": lambda text: current().find(text),
+        "catalogue values of a clause in code": lambda text: current().find(
+            text, CODE_MASK * len(text)
+        ),
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
             text.encode("utf-8", "surrogatepass"), False

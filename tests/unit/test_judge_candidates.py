@@ -45,13 +45,13 @@ def test_never_against_a_paraphrased_imperative_is_a_candidate() -> None:
 
 def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> None:
     root = (
-        "# Acme\n\n## Validation\n\n- Validate all external input with zod.\n"
+        "# Acme\n\n## Validation\n\n- Validate all external input with schemagate.\n"
         "- Keep commits small.\n"
     )
-    forms = "# Forms\n\n## Validation\n\n- Use yup schemas for form validation.\n"
+    forms = "# Forms\n\n## Validation\n\n- Use formcheck schemas for form validation.\n"
     found = pairs(("/r/AGENTS.md", root), ("/r/forms/AGENTS.md", forms))
     assert found == {
-        ("topic", "Validate all external input with zod.", "Use yup schemas for form validation.")
+        ("topic", "Validate all external input with schemagate.", "Use formcheck schemas for form validation.")
     }
 
 

@@ -87,7 +87,7 @@ def test_negation_and_replacement() -> None:
 
 
 def test_commands_and_code() -> None:
-    assert _picks("- Run `uv run pytest tests/`.") == {("pytest", "prefer")}
+    assert _picks("- Run `uv run pytest tests/`.") == {("pytest", "prefer"), ("uv", "prefer")}
     assert _picks("- Never commit without running `pnpm test`.") == {("pnpm", "prefer")}
     assert _picks("- Never run `npm publish` by hand.") == set()
     assert _picks('- Never `import { expect } from "vitest"`.') == set()

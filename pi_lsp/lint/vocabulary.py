@@ -1,0 +1,577 @@
+"""The catalogue compiled for reading: every value found in one pass over a clause.
+
+A clause is split into its words once. Each word is looked up in two indexes built from the
+catalogue: the aliases and commands that start with that word (checked token by token, with
+the exact punctuation between their words), and the patterns that the word *triggers* (a
+version, a number with its unit, a legacy pattern). Only the triggered patterns run, so the
+cost of a clause grows with its length and the handful of candidates its words name, not with
+the size of the catalogue.
+
+The active vocabulary is the shipped catalogue unless :func:`using` installs another (the
+shipped one plus a user's ``lint.catalogue`` roles) for the lint run at hand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from typing import Protocol
+
+from pi_lsp.lint.catalogue import (
+    BASE_UNIT,
+    UNITS,
+    Catalogue,
+    CatalogueValue,
+    Role,
+    load_catalogue,
+)
+
+#: The character that stands for inline code in a clause's masked text (see choices).
+CODE_MASK = "\x1a"
+
+_WORD = re.compile(r"\w+")
+
+#: The words right before a strict value that make it a choice of a tool ("use black").
+_STRICT_LEAD = frozenset(
+    {
+        "use",
+        "uses",
+        "using",
+        "with",
+        "via",
+        "prefer",
+        "prefers",
+        "run",
+        "runs",
+        "adopt",
+        "choose",
+        "pick",
+        "not",
+        "than",
+        "over",
+        "avoid",
+    }
+)
+#: The words right before a command in prose that make it the command ("run make").
+_COMMAND_LEAD = frozenset({"run", "runs", "running", "use", "using", "via", "with", "through"})
+_ARTICLES = frozenset({"a", "an", "the", "only", "plain"})
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    """One value of a dimension as the reader sees it.
+
+    ``pattern`` is set only for a value found by a pattern (its first one); values found by
+    their aliases have none: the matcher finds them (see :class:`Vocabulary`).
+    """
+
+    name: str
+    pattern: re.Pattern[str] | None = None
+    context: re.Pattern[str] | None = None
+    #: values in different groups can coexist (pytest for Python, vitest for TypeScript)
+    group: str = ""
+
+
+class LabelMatcher(Protocol):
+    """What tells whether a ``Label:`` names a dimension (a pattern, or :class:`LabelWords`)."""
+
+    def search(self, text: str, /) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LabelWords:
+    """The labels naming a role ("feature flags", "the bundler", "logging (JS)"), matched
+    without a pattern: lowercased, an article, a trailing "(…)" and a plural "s" ignored."""
+
+    names: frozenset[str]
+
+    def search(self, text: str, /) -> bool:
+        label = " ".join(text.lower().split())
+        if label.startswith("the "):
+            label = label[4:]
+        cut = label.find("(")
+        if cut > 0:
+            label = label[:cut].rstrip()
+        return label in self.names or (label.endswith("s") and label[:-1] in self.names)
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    """An exclusive choice (a catalogue role): at most one of its values can be the rule."""
+
+    name: str
+    label: str
+    values: tuple[ValueSpec, ...]
+    #: a ``Label:`` that names this dimension ("Package manager:", "Indentation:")
+    label_pattern: LabelMatcher
+    #: numeric settings are claims even without an imperative verb ("Line length: 120")
+    setting: bool = False
+    kind: str = "choice"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One value found in a clause; offsets index the clause."""
+
+    dimension: Dimension
+    value: str
+    start: int
+    end: int
+    group: str
+    #: found by a command that implies the value (`./gradlew`), not by the value's name
+    command: bool = False
+    #: found by an alias or command (a literal name), not by a pattern
+    literal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Alias:
+    words: tuple[str, ...]
+    gaps: tuple[str, ...]
+    prefix: str
+    suffix: str
+    strict: bool
+    spec: _Spec
+    command: bool = False
+    #: the word the alias is indexed by: its first word that is not a common one
+    anchor: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    dimension: Dimension
+    name: str
+    group: str
+    context: re.Pattern[str] | None
+    unless: re.Pattern[str] | None
+    not_before: frozenset[str]
+    patterns: tuple[re.Pattern[str], ...]
+    #: numeric roles: the patterns capture a number and a unit
+    numeric: bool = False
+    unit: str = ""
+
+
+def _i(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _phrase(text: str) -> str:
+    """A literal phrase as a pattern, any run of blanks matching its blanks."""
+    return r"\s+".join(re.escape(part) for part in text.split())
+
+
+def _label_pattern(role: Role) -> LabelMatcher:
+    if role.label_pattern is not None:
+        return _i(role.label_pattern)
+    names: list[str] = []
+    for label in (*role.labels, role.label.lower()):
+        cut = label.find("(")
+        label = label[:cut] if cut >= 0 else label
+        for part in label.split(" / "):
+            words = part.split()
+            if not words:
+                continue
+            names.append(" ".join(words))
+            if len(words) >= 2 and words[-1] in ("library", "tool", "service", "format", "style"):
+                names.append(" ".join(words[:-1]))
+    return LabelWords(frozenset(names))
+
+
+def _unit_alternation(words: Sequence[str]) -> str:
+    return "|".join(_phrase(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
+    """Two patterns capturing (number, unit): subject first, or number first."""
+    subjects = _unit_alternation(role.subjects)
+    if role.unit == "count":
+        words = role.unit_words
+        unit = f"({_unit_alternation(words)})" if words else "()"
+    else:
+        spelled = [w for name, (dim, _, ws) in UNITS.items() if dim == role.unit for w in ws]
+        unit = f"({_unit_alternation(spelled)})"
+    number = r"(?<![\w.,])(\d{1,9}(?:\.\d+)?)"
+    space = r"\s?" if role.unit != "count" else r"\s+" if role.unit_words else ""
+    after = r"(?![\w%])" if role.unit != "percent" else r"(?!\w)"
+    first = rf"\b(?:{subjects})\b[^.;\d\n]{{0,40}}?{number}{space}{unit}{after}"
+    if role.unit == "count" and not role.unit_words:
+        return (_i(first),)
+    second = rf"{number}{space}{unit}{after}[^.;\d\n]{{0,25}}?\b(?:{subjects})\b"
+    return (_i(first), _i(second))
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def numeric_value(number: str, unit: str, dimension: str) -> str:
+    """A number with its unit, shown in the largest unit that keeps it whole (30 s, 10 MB)."""
+    amount = float(number)
+    if dimension == "count":
+        return _format_number(amount)
+    unit = unit.lower()
+    factor = next(
+        (f for _, (dim, f, words) in UNITS.items() if dim == dimension and unit in words), 1.0
+    )
+    base = amount * factor
+    candidates = sorted(
+        ((f, name) for name, (dim, f, _) in UNITS.items() if dim == dimension), reverse=True
+    )
+    for f, name in candidates:
+        if base >= f and abs(base / f - round(base / f)) < 1e-9:
+            return f"{_format_number(round(base / f))} {name}"
+    return f"{_format_number(base)} {BASE_UNIT[dimension]}"
+
+
+#: Words too common to index an alias by ("the fetch api" is found from "fetch").
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "in",
+        "on",
+        "of",
+        "to",
+        "for",
+        "with",
+        "no",
+        "new",
+        "use",
+        "be",
+        "is",
+        "are",
+        "and",
+        "or",
+        "not",
+        "all",
+        "one",
+        "two",
+        "plain",
+        "only",
+        "any",
+        "every",
+        "each",
+        "by",
+        "at",
+        "from",
+        "into",
+        "over",
+        "under",
+        "per",
+        "off",
+    ]
+)
+
+
+def _alias(text: str, strict: bool, spec: _Spec, command: bool = False) -> _Alias | None:
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    if not words:
+        return None
+    names = [text[s:e] for s, e in words]
+    anchor = next((k for k, word in enumerate(names) if word not in _COMMON), 0)
+    gaps = tuple(text[a[1] : b[0]] for a, b in pairwise(words))
+    return _Alias(
+        tuple(text[s:e] for s, e in words),
+        tuple(" " if g.isspace() else g for g in gaps),
+        text[: words[0][0]],
+        text[words[-1][1] :],
+        strict,
+        spec,
+        command,
+        anchor,
+    )
+
+
+class Vocabulary:
+    """A catalogue compiled into a word index; :meth:`find` reads one clause."""
+
+    def __init__(self, catalogue: Catalogue, key: str = "") -> None:
+        self.catalogue = catalogue
+        #: what tells this vocabulary from another in a cache of readings ("": the shipped one)
+        self.key = key
+        self.dimensions: tuple[Dimension, ...] = ()
+        self._aliases: dict[str, list[_Alias]] = {}
+        self._triggers: dict[str, list[_Spec]] = {}
+        self.patterns: tuple[re.Pattern[str], ...] = ()
+        dimensions: list[Dimension] = []
+        patterns: list[re.Pattern[str]] = []
+        for role in catalogue.roles:
+            dimension, specs = self._compile(role)
+            dimensions.append(dimension)
+            for spec, value in specs:
+                patterns.extend(spec.patterns)
+                if value is None:  # a numeric role: its subjects trigger its patterns
+                    for subject in role.subjects:
+                        first = _WORD.search(subject)
+                        if first:
+                            self._trigger(first.group(0), spec)
+                    continue
+                for trigger in value.triggers:
+                    self._trigger(trigger, spec)
+                names = {a.split()[0] for a in (*value.aliases, *value.strict_aliases)}
+                for text, strict, command in (
+                    *((a, value.strict, False) for a in value.aliases),
+                    *((a, True, False) for a in value.strict_aliases),
+                    # a command opened by the value's own name ("pnpm install") adds nothing
+                    *((c, True, True) for c in value.commands if c.split()[0] not in names),
+                ):
+                    alias = _alias(text, strict, spec, command)
+                    if alias is not None:
+                        self._aliases.setdefault(alias.words[alias.anchor], []).append(alias)
+        self.dimensions = tuple(dimensions)
+        self.patterns = tuple(patterns)
+        self._keys = frozenset(self._aliases) | frozenset(self._triggers)
+        self.by_name = {d.name: d for d in self.dimensions}
+
+    def _trigger(self, word: str, spec: _Spec) -> None:
+        specs = self._triggers.setdefault(word.lower(), [])
+        if spec not in specs:
+            specs.append(spec)
+
+    def _compile(self, role: Role) -> tuple[Dimension, list[tuple[_Spec, CatalogueValue | None]]]:
+        value_specs: list[ValueSpec] = []
+        specs: list[tuple[_Spec, CatalogueValue | None]] = []
+        holder: list[Dimension] = []
+        dimension = Dimension(
+            role.name,
+            role.label,
+            (),
+            _label_pattern(role),
+            role.statement,
+            role.kind,
+        )
+        holder.append(dimension)
+        for value in role.values:
+            compiled = tuple(_i(p) for p in value.patterns)
+            context = _i(value.context) if value.context else None
+            spec = _Spec(
+                dimension,
+                value.name,
+                value.group,
+                context,
+                _i(value.unless) if value.unless else None,
+                frozenset(value.not_before),
+                compiled,
+            )
+            specs.append((spec, value))
+            value_specs.append(
+                ValueSpec(value.name, compiled[0] if compiled else None, context, value.group)
+            )
+        if role.subjects:
+            numeric = _Spec(
+                dimension,
+                role.label,
+                "",
+                None,
+                None,
+                frozenset(),
+                _numeric_patterns(role),
+                True,
+                role.unit,
+            )
+            specs.append((numeric, None))
+            value_specs.append(ValueSpec(f"{{}} ({role.unit})", numeric.patterns[0]))
+        # the dimension's values are known only now; dataclasses are frozen, so rebuild once
+        dimension = Dimension(
+            role.name,
+            role.label,
+            tuple(value_specs),
+            dimension.label_pattern,
+            role.statement,
+            role.kind,
+        )
+        specs = [(_respec(s, dimension), v) for s, v in specs]
+        return dimension, specs
+
+    def find(self, text: str, masked: str | None = None) -> list[Found]:
+        """Every value in ``text``, in order; nested hits of one dimension dropped."""
+        low = text.lower()
+        if len(low) != len(text):  # a letter whose lowercase is longer: keep offsets
+            low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+        masked = text if masked is None or len(masked) != len(text) else masked
+        if self._keys.isdisjoint(_WORD.findall(low)):
+            return []  # most clauses name no value: one C-level pass decides
+        tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
+        found: list[Found] = []
+        clause_checks: dict[int, bool] = {}
+
+        def holds(pattern: re.Pattern[str] | None, want: bool) -> bool:
+            if pattern is None:
+                return True
+            key = id(pattern)
+            if key not in clause_checks:
+                clause_checks[key] = pattern.search(text) is not None
+            return clause_checks[key] is want
+
+        triggered: dict[int, _Spec] = {}
+        for index, (_, _, word) in enumerate(tokens):
+            for spec in self._triggers.get(word, ()):
+                triggered.setdefault(id(spec), spec)
+            for alias in self._aliases.get(word, ()):
+                span = self._match_alias(alias, tokens, index, low, masked)
+                if span is None:
+                    continue
+                spec = alias.spec
+                if not (holds(spec.context, True) and holds(spec.unless, False)):
+                    continue
+                found.append(
+                    Found(
+                        spec.dimension, spec.name, span[0], span[1], spec.group, alias.command, True
+                    )
+                )
+        for spec in triggered.values():
+            if not (holds(spec.context, True) and holds(spec.unless, False)):
+                continue
+            for pattern in spec.patterns:
+                for match in pattern.finditer(text):
+                    if spec.numeric:
+                        value = numeric_value(match.group(1), match.group(2), spec.unit)
+                    elif match.groups():
+                        value = spec.name.format(match.group(1))
+                    else:
+                        value = spec.name
+                    found.append(
+                        Found(spec.dimension, value, match.start(), match.end(), spec.group)
+                    )
+        found.sort(key=lambda h: (h.start, -h.end))
+        # drop hits nested in an earlier, longer hit of the same dimension, and a name that
+        # starts where a longer name of another dimension starts ("React" in "React Native")
+        kept: list[Found] = []
+        kept_end: dict[str, int] = {}
+        longest: tuple[int, int] = (-1, -1)
+        for hit in found:
+            if hit.start < kept_end.get(hit.dimension.name, -1):
+                continue
+            if hit.literal and hit.start == longest[0] and hit.end < longest[1]:
+                continue
+            kept.append(hit)
+            kept_end[hit.dimension.name] = max(kept_end.get(hit.dimension.name, -1), hit.end)
+            if hit.literal and hit.start != longest[0]:
+                longest = (hit.start, hit.end)
+        return kept
+
+    @staticmethod
+    def _match_alias(
+        alias: _Alias,
+        tokens: Sequence[tuple[int, int, str]],
+        index: int,
+        low: str,
+        masked: str,
+    ) -> tuple[int, int] | None:
+        base = index - alias.anchor
+        if base < 0 or base + len(alias.words) > len(tokens):
+            return None
+        first_start = tokens[base][0]
+        start = first_start - len(alias.prefix)
+        if start < 0 or low[start:first_start] != alias.prefix:
+            return None
+        if not alias.prefix and start > 0 and low[start - 1] in "-./@":
+            return None
+        last = base
+        for k, word in enumerate(alias.words):
+            last = base + k
+            if tokens[last][2] != word:
+                return None
+            if k == 0:
+                continue
+            gap = low[tokens[last - 1][1] : tokens[last][0]]
+            want = alias.gaps[k - 1]
+            if gap != want and not (want == " " and gap and gap.isspace()):
+                return None
+        end = tokens[last][1]
+        if alias.suffix:
+            if low[end : end + len(alias.suffix)] != alias.suffix:
+                return None
+            end += len(alias.suffix)
+            if alias.suffix.endswith("/") and low[end : end + 1].isalnum():
+                return None  # "in tests/test_x.py" names a file, not where tests live
+        else:
+            after = low[end : end + 2]
+            if after[:1] == "-" or (after[:1] in "./@" and after[1:2].isalnum()):
+                return None
+        following = last + 1
+        if (
+            alias.spec.not_before
+            and following < len(tokens)
+            and tokens[following][2] in alias.spec.not_before
+            and low[end : tokens[following][0]].isspace()
+        ):
+            return None
+        if alias.strict and not _strict_ok(alias, tokens, base, start, low, masked):
+            return None
+        return start, end
+
+
+def _strict_ok(
+    alias: _Alias,
+    tokens: Sequence[tuple[int, int, str]],
+    index: int,
+    start: int,
+    low: str,
+    masked: str,
+) -> bool:
+    """An ordinary word counts as a tool in code, right after a verb choosing a tool, or
+    after a label naming its role ("Bundler: Vite")."""
+    if masked[start : start + 1] == CODE_MASK:
+        return True
+    colon = low.find(":", 0, start)
+    if 0 < colon < 60:
+        label = low[:colon].strip(" \t-*#>_`")
+        if alias.spec.dimension.label_pattern.search(label):
+            return True
+    before = index - 1
+    while before >= 0 and tokens[before][2] in _ARTICLES:
+        before -= 1
+    if before < 0:
+        return False
+    gap = low[tokens[before][1] : start]
+    leads = _COMMAND_LEAD if alias.command else _STRICT_LEAD
+    return tokens[before][2] in leads and (not gap or gap.isspace() or gap in ("`", "**"))
+
+
+def _respec(spec: _Spec, dimension: Dimension) -> _Spec:
+    return _Spec(
+        dimension,
+        spec.name,
+        spec.group,
+        spec.context,
+        spec.unless,
+        spec.not_before,
+        spec.patterns,
+        spec.numeric,
+        spec.unit,
+    )
+
+
+@cache
+def default_vocabulary() -> Vocabulary:
+    """The shipped catalogue, compiled once."""
+    return Vocabulary(load_catalogue())
+
+
+_ACTIVE: ContextVar[Vocabulary | None] = ContextVar("pi_lsp_lint_vocabulary", default=None)
+
+
+def current() -> Vocabulary:
+    """The vocabulary of the lint run at hand."""
+    return _ACTIVE.get() or default_vocabulary()
+
+
+@contextmanager
+def using(vocabulary: Vocabulary | None) -> Iterator[None]:
+    """Read clauses with ``vocabulary`` (``None``: the shipped one) inside the block."""
+    token = _ACTIVE.set(vocabulary)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+#: every pattern the shipped catalogue applies to clause text (probed for linear time)
+VALUE_PATTERNS: tuple[re.Pattern[str], ...] = default_vocabulary().patterns
