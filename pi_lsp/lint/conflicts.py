@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
-from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
+from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
 
@@ -137,10 +137,13 @@ class _ReadInstructions:
     """Instructions of the files read so far, by path and content (files load in many chains,
     and the code actions read the file the diagnostics came from): the most recent
     :data:`_REMEMBERED` are kept. Only finished readings are kept: a file that ran out of time
-    once (a slow start, another thread busy) is read again the next time it is asked for."""
+    once (a slow start, another thread busy) is read again the next time it is asked for.
+    A file that changed is read again only in the chunks of blocks that changed
+    (:class:`~pi_lsp.lint.instructions.BlockMemo`)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, blocks: int) -> None:
         self._size = size
+        self.blocks = BlockMemo(blocks)
         self._read: OrderedDict[tuple[str, str], tuple[Instruction, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -152,7 +155,7 @@ class _ReadInstructions:
                 self._read.move_to_end(key)
                 return known
         try:
-            instructions = tuple(extract_instructions(path, text, seconds))
+            instructions = tuple(extract_instructions(path, text, seconds, self.blocks))
         except OutOfTime:
             return None
         with self._lock:
@@ -163,7 +166,9 @@ class _ReadInstructions:
 
 
 _REMEMBERED = 512
-_READ = _ReadInstructions(_REMEMBERED)
+#: chunks of blocks kept: a file at the size budget holds a few thousand
+_REMEMBERED_BLOCKS = 32_768
+_READ = _ReadInstructions(_REMEMBERED, _REMEMBERED_BLOCKS)
 
 
 def instructions_of(
