@@ -37,9 +37,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
+from pi_lsp.resources.agent_dir import home_dir
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
 
@@ -74,11 +76,18 @@ def _describe(choice: Choice) -> str:
     return f"do not use {choice.value}"
 
 
+@lru_cache(maxsize=1024)
+def _reference(here: str, other: str, home: str) -> str:
+    """``reference_from`` once per pair of files: it resolves both paths on disk, and a chain
+    with many findings between two files would resolve them again for each finding."""
+    return reference_from(here, other, home)
+
+
 def _where_label(placed: _Placed, other: _Placed) -> str:
     path = placed.instruction.path
     if placed.file_index == other.file_index:
         return f"line {placed.instruction.where.start_line + 1}"
-    return reference_from(other.instruction.path, path)
+    return _reference(other.instruction.path, path, home_dir())
 
 
 def _choice_finding(later: _Placed, earlier: _Placed, new: Choice, old: Choice) -> Finding:
