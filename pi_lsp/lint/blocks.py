@@ -132,7 +132,7 @@ _LIST_LINE = re.compile(r"(?m)^[ \t]*+(?:[-+*]|\d{1,9}+[.)])(?:[ \t\r]|$)")
 #: start of the line after it: chunks of a few blocks each (a chunk costs some bookkeeping
 #: however short it is), cut at places that do not move when an edit elsewhere changes the
 #: length of a chunk
-_CUT_EVERY = 4
+_CUT_EVERY = 2
 _LIST_START = frozenset("-+*0123456789")
 
 

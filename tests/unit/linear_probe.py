@@ -352,7 +352,8 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     """Public functions that read user text, each taking the adversarial text somewhere a user
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
     from pi_lsp.js.json_document import parse_json_document
-    from pi_lsp.lint.instructions import extract_instructions
+    from pi_lsp.lint.blocks import split_blocks
+    from pi_lsp.lint.instructions import BlockMemo, extract_instructions
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
     from pi_lsp.resources.templates import parse_command_args, substitute_args
@@ -362,6 +363,15 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     globs = [fd_pattern(glob)[0] for glob in ("*a*a*a*a*b", "**/**/**/x", "a/**/**/**/b")]
     rules = [parse_rule(line) for line in ("*a*a*a*b", "**/**/x", "!a*/**/b*", "/a/**/**/b")]
     ignore = IgnoreFile(b"/root", [rule for rule in rules if rule is not None])
+
+    def read_after_edit(text: str) -> object:
+        # read once, then again with a line put in the middle: the chunks before and after
+        # are taken over, the one between is read again
+        memo = BlockMemo(1 << 16)
+        extract_instructions("/x/AGENTS.md", text, memo=memo)
+        middle = len(text) // 2
+        edited = text[:middle] + "\n- Use pnpm.\n" + text[middle:]
+        return extract_instructions("/x/AGENTS.md", edited, memo=memo)
 
     def match_globs(text: str) -> object:
         path = text.encode("utf-8", "surrogatepass")
@@ -383,6 +393,8 @@ def function_registry() -> dict[str, Callable[[str], object]]:
         "settings string": _quietly(lambda text: parse_json_document(json.dumps({"a": text}))),
         "path references": lambda text: find_path_refs(text, "/nonexistent/AGENTS.md"),
         "instructions of a context file": lambda text: extract_instructions("/x/AGENTS.md", text),
+        "chunks of a context file": split_blocks,
+        "instructions of a context file read again after an edit": read_after_edit,
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
             text.encode("utf-8", "surrogatepass"), False

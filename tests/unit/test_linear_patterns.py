@@ -62,6 +62,7 @@ def test_every_pattern_in_pi_lsp_is_linear_on_adversarial_text() -> None:
     assert len(sources) > 100
     assert "pi_lsp.resources.frontmatter._DOUBLE_QUOTED" in sources
     assert "pi_lsp.lint.instructions._SENTENCE_END" in sources
+    assert "pi_lsp.lint.blocks._EVENT" in sources
     assert any(name.startswith("pi_lsp.lint.choices.DIMENSIONS") for name in sources)
     assert super_linear(records) == []
 
@@ -74,6 +75,8 @@ def test_every_function_applying_patterns_to_user_text_is_linear() -> None:
         "glob matching a long path",
         "ignore rules matching a long path",
         "instructions of a context file",
+        "chunks of a context file",
+        "instructions of a context file read again after an edit",
     }
     assert super_linear(records) == []
 
