@@ -478,12 +478,12 @@ class _BlockRead:
 
 @dataclass(frozen=True, slots=True)
 class _Unit:
-    """A chunk as the latest reading of its file cut it: text indexes ``start`` .. ``end``
-    (the next chunk starts at ``end + 1``), ``lines`` lines from ``read.first_line`` on, read
-    with the reading state ``state``."""
+    """A chunk as the latest reading of its file cut it: ``length`` characters (the next
+    chunk starts after them and a line break) and ``lines`` lines from ``read.first_line`` on,
+    read with the reading state ``state``. No character offset is kept, so an edit that adds
+    no line takes over the chunks after it as they are."""
 
-    start: int
-    end: int
+    length: int
     lines: int
     state: _State
     read: _BlockRead
@@ -632,12 +632,11 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 _DECIDED = 26
 
 
-def _moved(unit: _Unit, characters: int, lines: int) -> _Unit:
+def _moved(unit: _Unit, lines: int) -> _Unit:
     read = unit.read
-    if lines:
-        moved = tuple(_shifted(i, lines) for i in read.instructions)
-        read = _BlockRead(read.first_line + lines, moved, read.after, read.open)
-    return _Unit(unit.start + characters, unit.end + characters, unit.lines, unit.state, read)
+    moved = tuple(_shifted(i, lines) for i in read.instructions)
+    read = _BlockRead(read.first_line + lines, moved, read.after, read.open)
+    return _Unit(unit.length, unit.lines, unit.state, read)
 
 
 def _read_blocks(extractor: _Extractor, memo: BlockMemo | None) -> list[Instruction]:
@@ -660,17 +659,22 @@ def _read_blocks(extractor: _Extractor, memo: BlockMemo | None) -> list[Instruct
         limit = min(len(old.text), len(text)) - prefix
         suffix = _common_suffix(old.text, text, limit)
         for unit in old.units:
-            if unit.end + _DECIDED >= prefix:
+            if start + unit.length + _DECIDED >= prefix:
                 break
             units.append(unit)
+            start += unit.length + 1
         if units:
-            start = units[-1].end + 1
             first_line = units[-1].read.first_line + units[-1].lines
             state = units[-1].read.after
         characters = len(text) - len(old.text)
         same_from = len(text) - suffix
         old_from = len(old.text) - suffix
-        later = {u.start: k for k, u in enumerate(old.units) if u.start >= old_from}
+        at = len(old.text) + 1  # where the chunk after the last one would start
+        for index in range(len(old.units) - 1, -1, -1):
+            at -= old.units[index].length + 1
+            if at < old_from:
+                break
+            later[at] = index
     chunk_start = start
     merged_from: int | None = None  # where a chunk left open (merged with the next) starts
     for here in itertools.chain(chunk_starts(text, start), (len(text) + 1,)):
@@ -679,7 +683,8 @@ def _read_blocks(extractor: _Extractor, memo: BlockMemo | None) -> list[Instruct
             k = later.get(chunk_start - characters)
             if k is not None and old.units[k].state == state:
                 lines = first_line - old.units[k].read.first_line
-                units.extend(_moved(u, characters, lines) for u in old.units[k:])
+                tail = old.units[k:]
+                units.extend(tail if lines == 0 else (_moved(u, lines) for u in tail))
                 break
         unit_start = chunk_start if merged_from is None else merged_from
         piece = text[unit_start : here - 1]
@@ -698,7 +703,7 @@ def _read_blocks(extractor: _Extractor, memo: BlockMemo | None) -> list[Instruct
         if read.first_line != first_line:
             moved = tuple(_shifted(i, first_line - read.first_line) for i in read.instructions)
             read = _BlockRead(first_line, moved, read.after, read.open)
-        units.append(_Unit(unit_start, here - 1, count, state, read))
+        units.append(_Unit(here - 1 - unit_start, count, state, read))
         state = read.after
         first_line += count
     if memo is not None:
