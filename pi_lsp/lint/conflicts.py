@@ -45,12 +45,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pi_lsp.lint import vocabulary
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label
 from pi_lsp.lint.frames import FramePair, frame_pairs
-from pi_lsp.lint.instructions import Instruction, OutOfTime, extract_instructions
+from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
+from pi_lsp.resources.agent_dir import home_dir
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
 
@@ -86,11 +88,18 @@ def _describe(choice: Choice) -> str:
     return f"do not use {choice.value}"
 
 
+@lru_cache(maxsize=1024)
+def _reference(here: str, other: str, home: str) -> str:
+    """``reference_from`` once per pair of files: it resolves both paths on disk, and a chain
+    with many findings between two files would resolve them again for each finding."""
+    return reference_from(here, other, home)
+
+
 def _where_label(placed: _Placed, other: _Placed) -> str:
     path = placed.instruction.path
     if placed.file_index == other.file_index:
         return f"line {placed.instruction.where.start_line + 1}"
-    return reference_from(other.instruction.path, path)
+    return _reference(other.instruction.path, path, home_dir())
 
 
 #: characters of an instruction quoted in a message
@@ -175,12 +184,27 @@ class _ReadInstructions:
     """Instructions of the files read so far, by path and content (files load in many chains,
     and the code actions read the file the diagnostics came from): the most recent
     :data:`_REMEMBERED` are kept. Only finished readings are kept: a file that ran out of time
-    once (a slow start, another thread busy) is read again the next time it is asked for."""
+    once (a slow start, another thread busy) is read again the next time it is asked for.
+    A file that changed is read again only in the chunks of blocks that changed
+    (:class:`~pi_lsp.lint.instructions.BlockMemo`)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, blocks: int) -> None:
         self._size = size
+        self._blocks = blocks
+        #: chunk readings per catalogue (a user's settings may extend it), the last few
+        self._memos: OrderedDict[str, BlockMemo] = OrderedDict()
         self._read: OrderedDict[tuple[str, str, str], tuple[Instruction, ...]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def _memo(self, catalogue: str) -> BlockMemo:
+        with self._lock:
+            memo = self._memos.get(catalogue)
+            if memo is None:
+                memo = self._memos[catalogue] = BlockMemo(self._blocks)
+                if len(self._memos) > _CATALOGUES:
+                    self._memos.popitem(last=False)
+            self._memos.move_to_end(catalogue)
+            return memo
 
     def get(self, path: str, text: str, seconds: float | None) -> tuple[Instruction, ...] | None:
         # a reading depends on the catalogue it was read with (settings may extend it)
@@ -191,7 +215,8 @@ class _ReadInstructions:
                 self._read.move_to_end(key)
                 return known
         try:
-            instructions = tuple(extract_instructions(path, text, seconds))
+            memo = self._memo(key[2])
+            instructions = tuple(extract_instructions(path, text, seconds, memo))
         except OutOfTime:
             return None
         with self._lock:
@@ -202,7 +227,11 @@ class _ReadInstructions:
 
 
 _REMEMBERED = 512
-_READ = _ReadInstructions(_REMEMBERED)
+#: chunks of blocks kept: a file at the size budget holds a few thousand
+_REMEMBERED_BLOCKS = 32_768
+#: catalogues whose chunk readings are kept (the shipped one and a project's extension or two)
+_CATALOGUES = 4
+_READ = _ReadInstructions(_REMEMBERED, _REMEMBERED_BLOCKS)
 
 
 def instructions_of(

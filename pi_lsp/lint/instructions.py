@@ -28,16 +28,21 @@ file as given, the range covering the sentence's text.
 
 from __future__ import annotations
 
+import itertools
 import re
+import threading
 import time
 from bisect import bisect_right
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, fields, replace
 from itertools import pairwise
+from operator import attrgetter
 from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
 from pi_lsp.lint.frames import Frame, frames_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
@@ -227,7 +232,9 @@ _ALWAYS = re.compile(
 )
 _STOPWORDS = frozenset({"the", "a", "an", "any", "your", "all", "to", "of"})
 
-_PARSER = MarkdownIt("commonmark").enable("table")
+# Block structure only: the extractor reads an inline token's raw ``content`` (``_plain``),
+# never the inline children, and the inline pass was about half of the parse.
+_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,11 +492,13 @@ class _Extractor:
         self.section_override = False
         #: an override declared earlier in the paragraph or list item being read
         self.block_override = False
+        self.skip_next_block = False
+        self.tokens: list[Token] = []
 
     def run(self) -> list[Instruction]:
-        tokens = _PARSER.parse(self.source)
+        tokens = self.tokens = _PARSER.parse(self.source)
         skip_level: int | None = None
-        skip_next_block = False
+        skip_next_block = self.skip_next_block
         in_table = 0
         index = 0
         while index < len(tokens):
@@ -530,6 +539,7 @@ class _Extractor:
                 if lead:
                     skip_next_block = True
             index += 1
+        self.skip_next_block = skip_next_block
         return self.out
 
     def _check_time(self) -> None:
@@ -741,12 +751,329 @@ class _Extractor:
         )
 
 
-def extract_instructions(path: str, text: str, seconds: float | None = None) -> list[Instruction]:
+#: attributes of :class:`_Extractor` that belong to the text being read, not to the state
+#: that one block hands to the next (heading path, section override, a pending example skip,
+#: and whatever reading state is added later: every other attribute counts as state)
+_PER_TEXT = frozenset({"path", "deadline", "source", "lines", "out", "tokens"})
+
+
+class _FrozenList(tuple):  # type: ignore[type-arg]
+    """A list attribute of the reading state, as part of a cache key."""
+
+
+class _FrozenDict(tuple):  # type: ignore[type-arg]
+    """A dict attribute of the reading state, as part of a cache key."""
+
+
+class _FrozenSet(frozenset):  # type: ignore[type-arg]
+    """A set attribute of the reading state, as part of a cache key."""
+
+
+_State = tuple[tuple[str, object], ...]
+
+
+def _freeze(value: object) -> object:
+    if isinstance(value, list):
+        return _FrozenList(value)
+    if isinstance(value, dict):
+        return _FrozenDict(value.items())
+    if isinstance(value, set):
+        return _FrozenSet(value)
+    return value
+
+
+def _thaw(value: object) -> object:
+    if isinstance(value, _FrozenList):
+        return list(value)
+    if isinstance(value, _FrozenDict):
+        return dict(value)
+    if isinstance(value, _FrozenSet):
+        return set(value)
+    return value
+
+
+def _state_of(extractor: _Extractor) -> _State:
+    return tuple((k, _freeze(v)) for k, v in vars(extractor).items() if k not in _PER_TEXT)
+
+
+def _restore(extractor: _Extractor, state: _State) -> None:
+    for name, value in state:
+        setattr(extractor, name, _thaw(value))
+
+
+@dataclass(frozen=True, slots=True)
+class _BlockRead:
+    """The instructions of one chunk read alone, placed as if it started at ``first_line``,
+    and the reading state after it; ``open``: its last top-level block (a fence, an HTML
+    comment) is not closed within it, so it cannot stand alone unless it ends the file."""
+
+    first_line: int
+    instructions: tuple[Instruction, ...]
+    after: _State
+    open: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """A chunk as the latest reading of its file cut it: ``length`` characters (the next
+    chunk starts after them and a line break) and ``lines`` lines from ``read.first_line`` on,
+    read with the reading state ``state``. No character offset is kept, so an edit that adds
+    no line takes over the chunks after it as they are."""
+
+    length: int
+    lines: int
+    state: _State
+    read: _BlockRead
+
+
+@dataclass(frozen=True, slots=True)
+class _FileBlocks:
+    """The latest reading of a file, chunk by chunk."""
+
+    text: str
+    units: tuple[_Unit, ...]
+
+
+class BlockMemo:
+    """Instructions read per chunk of top-level Markdown blocks, so that an edit reads again
+    only the chunk it changed: by file path, chunk text and the reading state entering the
+    chunk (heading path, section override, a pending example skip), the most recent ``size``
+    chunks; and the latest reading of each of the last ``files`` files read, so that the
+    chunks before and after an edit are taken over whole, moved by the lines it added."""
+
+    def __init__(self, size: int, files: int = 256) -> None:
+        self._size = size
+        self._files_size = files
+        self._read: OrderedDict[tuple[str, _State, str], _BlockRead] = OrderedDict()
+        self._files: OrderedDict[str, _FileBlocks] = OrderedDict()
+        self._lock = threading.Lock()
+        #: chunks read (found neither way) since the memo was made
+        self.misses = 0
+
+    def get(self, key: tuple[str, _State, str]) -> _BlockRead | None:
+        with self._lock:
+            known = self._read.get(key)
+            if known is not None:
+                self._read.move_to_end(key)
+            return known
+
+    def put(self, key: tuple[str, _State, str], read: _BlockRead) -> None:
+        with self._lock:
+            self.misses += 1
+            self._read[key] = read
+            self._read.move_to_end(key)
+            if len(self._read) > self._size:
+                self._read.popitem(last=False)
+
+    def latest(self, path: str) -> _FileBlocks | None:
+        with self._lock:
+            return self._files.get(path)
+
+    def keep(self, path: str, blocks: _FileBlocks) -> None:
+        with self._lock:
+            self._files[path] = blocks
+            self._files.move_to_end(path)
+            if len(self._files) > self._files_size:
+                self._files.popitem(last=False)
+
+
+def _ends_open(tokens: list[Token], lines: list[str]) -> bool:
+    """Whether the last top-level block of ``tokens`` is a fence or an HTML block (of a kind
+    that a blank line does not end) that runs to the end of the text unclosed."""
+    last = next((t for t in reversed(tokens) if t.level == 0 and t.map is not None), None)
+    if last is None or last.map is None:
+        return False
+    start, end = last.map
+    if last.type == "fence":
+        if end - 1 <= start or end > len(lines):
+            return True
+        return not closes_fence(lines[end - 1], last.markup[0], len(last.markup))
+    if last.type == "html_block":
+        terminator = html_terminator(lines[start]) if start < len(lines) else None
+        if terminator is None or end - 1 <= start:
+            return False
+        return end > len(lines) or terminator not in lines[end - 1]
+    return False
+
+
+def _read_chunk(extractor: _Extractor, chunk: Chunk, state: _State) -> _BlockRead:
+    _restore(extractor, state)
+    extractor.source = chunk.text
+    extractor.lines = chunk.text.split("\n")
+    extractor.out = []
+    extractor.run()
+    instructions = tuple(_shifted(i, chunk.first_line) for i in extractor.out)
+    is_open = _ends_open(extractor.tokens, extractor.lines)
+    return _BlockRead(chunk.first_line, instructions, _state_of(extractor), is_open)
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+_FIELDS = tuple(f.name for f in fields(Instruction))
+_FIELD_VALUES = attrgetter(*_FIELDS)
+_WHERE = _FIELDS.index("where")
+
+
+def _shifted(instruction: Instruction, lines: int) -> Instruction:
+    """``instruction`` ``lines`` further down (a copy made field by field: ``replace`` costs
+    twice as much, and an edit that adds a line moves every instruction after it)."""
+    if lines == 0:
+        return instruction
+    where = instruction.where
+    values = list(_FIELD_VALUES(instruction))
+    values[_WHERE] = replace(
+        where, start_line=where.start_line + lines, end_line=where.end_line + lines
+    )
+    return Instruction(*values)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (compared a slice at a
+    time: a character loop in Python would cost more than the rest of an edit)."""
+    n, i, step = min(len(a), len(b)), 0, 4096
+    while i < n and a[i : i + step] == b[i : i + step]:
+        i += step
+    if i >= n:
+        return n
+    low, high = i, min(i + step, n)  # a[:low] == b[:low]; they differ before ``high``
+    while low < high:
+        middle = (low + high) // 2
+        if a[low : middle + 1] == b[low : middle + 1]:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common suffix of ``a`` and ``b``, at most ``limit``."""
+    la, lb, i, step = len(a), len(b), 0, 4096
+    while i < limit:
+        j = min(i + step, limit)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            break
+        i = j
+    else:
+        return limit
+    low, high = i, min(i + step, limit)  # the last ``low`` agree, the last ``high`` do not
+    while low < high - 1:
+        middle = (low + high) // 2
+        if a[la - middle : la - low] == b[lb - middle : lb - low]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+#: characters after the end of a chunk that decide whether a cut is made there (the blank
+#: line's break and the start of the next line, :func:`~pi_lsp.lint.blocks.chunk_starts`)
+_DECIDED = 26
+
+
+def _moved(unit: _Unit, lines: int) -> _Unit:
+    read = unit.read
+    moved = tuple(_shifted(i, lines) for i in read.instructions)
+    read = _BlockRead(read.first_line + lines, moved, read.after, read.open)
+    return _Unit(unit.length, unit.lines, unit.state, read)
+
+
+def _read_blocks(extractor: _Extractor, memo: BlockMemo | None) -> list[Instruction]:
+    """Read ``extractor.source`` chunk by chunk. With ``memo``: the chunks before the first
+    changed character since the file's latest reading, and those after the last one once a
+    cut and the reading state agree again, are taken over; each chunk between them is looked
+    up by content and read only when it is new."""
+    text, path = extractor.source, extractor.path
+    old = memo.latest(path) if memo is not None else None
+    units: list[_Unit] = []
+    start = first_line = 0
+    #: the reading state entering the chunk (the extractor's own attributes hold it only
+    #: while a chunk is read: a chunk found in the memo hands its state on as it is)
+    state = _state_of(extractor)
+    later: dict[int, int] = {}  # old start of a chunk in the unchanged end -> its index
+    same_from = len(text) + 1
+    characters = 0
+    if old is not None:
+        prefix = _common_prefix(old.text, text)
+        limit = min(len(old.text), len(text)) - prefix
+        suffix = _common_suffix(old.text, text, limit)
+        for unit in old.units:
+            if start + unit.length + _DECIDED >= prefix:
+                break
+            units.append(unit)
+            start += unit.length + 1
+        if units:
+            first_line = units[-1].read.first_line + units[-1].lines
+            state = units[-1].read.after
+        characters = len(text) - len(old.text)
+        same_from = len(text) - suffix
+        old_from = len(old.text) - suffix
+        at = len(old.text) + 1  # where the chunk after the last one would start
+        for index in range(len(old.units) - 1, -1, -1):
+            at -= old.units[index].length + 1
+            if at < old_from:
+                break
+            later[at] = index
+    chunk_start = start
+    merged_from: int | None = None  # where a chunk left open (merged with the next) starts
+    for here in itertools.chain(chunk_starts(text, start), (len(text) + 1,)):
+        extractor._check_time()
+        if old is not None and merged_from is None and chunk_start >= same_from:
+            k = later.get(chunk_start - characters)
+            if k is not None and old.units[k].state == state:
+                lines = first_line - old.units[k].read.first_line
+                tail = old.units[k:]
+                units.extend(tail if lines == 0 else (_moved(u, lines) for u in tail))
+                break
+        unit_start = chunk_start if merged_from is None else merged_from
+        piece = text[unit_start : here - 1]
+        chunk_start = here
+        count = piece.count("\n") + 1
+        key = (path, state, piece)
+        read = memo.get(key) if memo is not None else None
+        if read is None:
+            read = _read_chunk(extractor, Chunk(first_line, count, piece), state)
+            if memo is not None:
+                memo.put(key, read)
+        if read.open and here <= len(text):
+            merged_from = unit_start  # read again with the chunk after it
+            continue
+        merged_from = None
+        if read.first_line != first_line:
+            moved = tuple(_shifted(i, first_line - read.first_line) for i in read.instructions)
+            read = _BlockRead(first_line, moved, read.after, read.open)
+        units.append(_Unit(here - 1 - unit_start, count, state, read))
+        state = read.after
+        first_line += count
+    if memo is not None:
+        memo.keep(path, _FileBlocks(text, tuple(units)))
+    out: list[Instruction] = []
+    for unit in units:
+        out.extend(unit.read.instructions)
+    return out
+
+
+def extract_instructions(
+    path: str,
+    text: str,
+    seconds: float | None = None,
+    memo: BlockMemo | None = None,
+    *,
+    whole: bool = False,
+) -> list[Instruction]:
     """The instructions of one context file, in file order.
+
+    The file is read chunk by chunk (:func:`~pi_lsp.lint.blocks.split_blocks`: runs of whole
+    top-level blocks), each chunk parsed alone with the reading state the chunks before it
+    left; with ``memo``, a chunk read before with the same text and state is not read again.
+    ``whole``: parse the file as one document (the reference the chunks must agree with).
 
     With ``seconds``, reading stops with :class:`OutOfTime` once it has taken longer, counted
     in the CPU time of the calling thread: time the thread spends waiting (for the processor,
     for the interpreter lock held by another thread) does not count.
     """
     deadline = None if seconds is None else time.thread_time() + seconds
-    return _Extractor(path, text, deadline).run()
+    extractor = _Extractor(path, text, deadline)
+    if whole or _LONE_CR.search(text) is not None:
+        # markdown-it breaks lines at a lone carriage return too: a file that holds one is
+        # read whole, its lines numbered as they always were
+        return extractor.run()
+    return _read_blocks(extractor, memo)

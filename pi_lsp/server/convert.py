@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -64,8 +65,15 @@ def code_point_column(line_text: str, character: int) -> int:
     return len(line_text)
 
 
+@lru_cache(maxsize=16)
+def _lines(text: str) -> tuple[str, ...]:
+    """The lines of ``text``, split once for all the ranges converted in it (a file with
+    hundreds of diagnostics was split again for each one)."""
+    return tuple(text.split("\n"))
+
+
 def lsp_range(where: SourceRange, text: str | None) -> types.Range:
-    lines = (text or "").split("\n")
+    lines = _lines(text or "")
 
     def position(line: int, column: int) -> types.Position:
         line_text = lines[line] if 0 <= line < len(lines) else ""

@@ -365,7 +365,8 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     """Public functions that read user text, each taking the adversarial text somewhere a user
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
     from pi_lsp.js.json_document import parse_json_document
-    from pi_lsp.lint.instructions import extract_instructions
+    from pi_lsp.lint.blocks import split_blocks
+    from pi_lsp.lint.instructions import BlockMemo, extract_instructions
     from pi_lsp.lint.judge import parse_verdicts
     from pi_lsp.lint.judge_candidates import Candidate
     from pi_lsp.lint.scopes import heading_languages, languages_of, opening_scope
@@ -388,6 +389,15 @@ def function_registry() -> dict[str, Callable[[str], object]]:
         item = {"id": 1, "verdict": "conflict", "earlier_quote": "npm", "later_quote": text}
         answer = text + json.dumps({"verdicts": [item]}) + text
         return parse_verdicts(answer, [Candidate(first, sentence, "probe")])
+
+    def read_after_edit(text: str) -> object:
+        # read once, then again with a line put in the middle: the chunks before and after
+        # are taken over, the one between is read again
+        memo = BlockMemo(1 << 16)
+        extract_instructions("/x/AGENTS.md", text, memo=memo)
+        middle = len(text) // 2
+        edited = text[:middle] + "\n- Use pnpm.\n" + text[middle:]
+        return extract_instructions("/x/AGENTS.md", edited, memo=memo)
 
     def match_globs(text: str) -> object:
         path = text.encode("utf-8", "surrogatepass")
@@ -420,6 +430,8 @@ def function_registry() -> dict[str, Callable[[str], object]]:
         "catalogue values of a clause in code": lambda text: current().find(
             text, CODE_MASK * len(text)
         ),
+        "chunks of a context file": split_blocks,
+        "instructions of a context file read again after an edit": read_after_edit,
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
             text.encode("utf-8", "surrogatepass"), False

@@ -51,7 +51,11 @@ def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> N
     forms = "# Forms\n\n## Validation\n\n- Use formcheck schemas for form validation.\n"
     found = pairs(("/r/AGENTS.md", root), ("/r/forms/AGENTS.md", forms))
     assert found == {
-        ("topic", "Validate all external input with schemagate.", "Use formcheck schemas for form validation.")
+        (
+            "topic",
+            "Validate all external input with schemagate.",
+            "Use formcheck schemas for form validation.",
+        )
     }
 
 

@@ -1,0 +1,187 @@
+"""Reading a context file chunk by chunk of top-level Markdown blocks gives exactly what
+reading it as one document gives, before and after edits, and an edit reads again only the
+chunk it changed."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pi_lsp.lint.blocks import split_blocks
+from pi_lsp.lint.conflicts import find_conflicts
+from pi_lsp.lint.instructions import BlockMemo, extract_instructions
+from tests.shared_data import CORPUS, REPO
+
+#: lines an edit puts in: what makes a cut unsafe (fences, HTML blocks, lists, quotes,
+#: indented code, lead-ins that skip the next block, headings that skip a section, tables)
+SNIPPETS = (
+    "```",
+    "~~~~",
+    "```python",
+    "<!--",
+    "-->",
+    "<pre>",
+    "</pre>",
+    "# Examples",
+    "## Setup",
+    "For example:",
+    "",
+    "    indented",
+    "- item",
+    "  - nested",
+    "1. first",
+    "2) second",
+    "-",
+    "> quote",
+    "---",
+    "| a | b |",
+    "|---|---|",
+    "- Use pnpm.",
+    "Never use npm.",
+    "Use yarn; never npm.",
+    "This overrides the root rule: use npm.",
+)
+
+
+def _texts(root: Path) -> list[tuple[str, str]]:
+    found = []
+    for path in sorted(root.rglob("*.md")):
+        if "lint_heldout/test" in path.as_posix():
+            continue  # the frozen set is never read
+        try:
+            found.append((str(path), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
+def _agree_under_edits(texts: list[tuple[str, str]], seed: int, edits: int = 5) -> None:
+    rng = random.Random(seed)
+    memo = BlockMemo(100_000)
+    for path, text in texts:
+        lines = text.split("\n")
+        for step in range(edits + 1):
+            current = "\n".join(lines)
+            whole = extract_instructions(path, current, whole=True)
+            fresh = extract_instructions(path, current)
+            remembered = extract_instructions(path, current, memo=memo)
+            assert fresh == whole, f"{path} after {step} edits (no memo)"
+            assert remembered == whole, f"{path} after {step} edits (memo)"
+            at = rng.randrange(len(lines) + 1)
+            kind = rng.randrange(3)
+            if kind == 0 or at == len(lines):
+                lines.insert(at, rng.choice(SNIPPETS))
+            elif kind == 1:
+                del lines[at]
+            else:
+                lines[at] += " " + rng.choice(SNIPPETS)
+
+
+def test_chunks_read_as_the_whole_file_on_the_lint_cases_and_dev_set() -> None:
+    texts = _texts(REPO / "tests" / "lint_cases") + _texts(REPO / "tests" / "lint_heldout" / "dev")
+    assert len(texts) > 100
+    _agree_under_edits(texts, seed=15)
+
+
+@pytest.mark.shared
+def test_chunks_read_as_the_whole_file_on_the_corpus() -> None:
+    texts = _texts(CORPUS / "repos")
+    assert len(texts) > 100
+    _agree_under_edits(texts, seed=16, edits=2)
+
+
+TRICKY = {
+    "fence with blank lines and headings inside": (
+        "# Rules\n\n- Use pnpm.\n\n```\n# not a heading\n\nUse npm.\n\nNever use pnpm.\n```\n\n"
+        "Use yarn.\n"
+    ),
+    "unclosed fence": "- Use pnpm.\n\n```sh\nnpm install\n\nUse npm.\n\n## Not a heading\n",
+    "fence in a list item, ended by the list": (
+        "- Use pnpm:\n\n  ```\n  npm i\n\nUse npm.\n\n```\n\nnot code\n\n```\n\nUse yarn.\n"
+    ),
+    "fence in a quote": "> ```\n> code\n\nUse npm.\n\n```\nx\n\ny\n```\n\nUse yarn.\n",
+    "HTML comment over blank lines": "<!--\nUse npm.\n\nNever use pnpm.\n-->\n\nUse yarn.\n",
+    "pre block": "<pre>\nUse npm.\n\nUse pnpm.\n</pre>\n\nUse yarn.\n",
+    "loose list after an example lead-in": (
+        "For example:\n\n- Use npm.\n\n- Use pnpm.\n\n- Use yarn.\n\nUse bun.\n"
+    ),
+    "list items with blank lines and lazy lines": (
+        "- Use npm\nlazily continued.\n\n- Use pnpm.\n\n  Still the item.\n\n-\n\n- Use yarn.\n"
+    ),
+    "indented list after a list": " - Use npm.\n\n- Use pnpm.\n\n1. Use yarn.\n\n2) Use bun.\n",
+    "example section": "# Examples\n\nUse npm.\n\n## Sub\n\nUse pnpm.\n\n# Rules\n\nUse yarn.\n",
+    "override section": "# Overrides the root\n\nUse npm.\n\n# Rules\n\nUse yarn.\n",
+    "table": "| tool | use |\n|---|---|\n| npm | yes |\n\nUse pnpm.\n",
+    "setext heading": "Examples\n========\n\nUse npm.\n\nRules\n-----\n\nUse pnpm.\n",
+    "frontmatter": "---\ntitle: x\n---\n\nUse npm.\n\n---\n\nUse pnpm.\n",
+    "CRLF": "# Rules\r\n\r\n- Use npm.\r\n\r\n-\r\n\r\n- Use pnpm.\r\n\r\nUse yarn.\r\n",
+    "lone CR": "# Rules\r- Use npm.\r\rUse pnpm.\n\nUse yarn.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_chunks_read_as_the_whole_file_where_a_cut_would_be_wrong(name: str) -> None:
+    text = TRICKY[name]
+    whole = extract_instructions("AGENTS.md", text, whole=True)
+    assert extract_instructions("AGENTS.md", text) == whole
+    # the same blocks, many times over: cuts are made between them somewhere
+    long = "\n\n".join([text] * 40)
+    assert extract_instructions("AGENTS.md", long) == extract_instructions(
+        "AGENTS.md", long, whole=True
+    )
+
+
+def _sections(count: int) -> list[str]:
+    lines = []
+    for k in range(count):
+        lines += [f"## Section {k}", "", f"Paragraph {k} says to keep things tidy.", ""]
+        lines += [f"- Rule {k}.{j}: run the checks before you push." for j in range(3)]
+        lines.append("")
+    return lines
+
+
+def test_an_edit_reads_again_only_the_chunk_it_changed() -> None:
+    lines = _sections(200)
+    memo = BlockMemo(10_000)
+    text = "\n".join(lines)
+    first = extract_instructions("AGENTS.md", text, memo=memo)
+    chunks = len(split_blocks(text))
+    assert memo.misses == chunks > 50
+    # change one rule in the middle (not a line after a blank one, so no cut moves)
+    at = lines.index("- Rule 100.1: run the checks before you push.")
+    lines[at] = "- Rule 100.1: use pnpm, never npm."
+    edited = "\n".join(lines)
+    second = extract_instructions("AGENTS.md", edited, memo=memo)
+    assert memo.misses == chunks + 1
+    assert second == extract_instructions("AGENTS.md", edited, whole=True)
+    assert [i.text for i in second if i not in first] == ["Rule 100.1: use pnpm, never npm."]
+    # a line added moves every later instruction down; only its chunk is read
+    lines.insert(at, "- Rule 100.0b: keep it short.")
+    grown = "\n".join(lines)
+    third = extract_instructions("AGENTS.md", grown, memo=memo)
+    assert memo.misses == chunks + 2
+    assert third == extract_instructions("AGENTS.md", grown, whole=True)
+    # back to a text read before: nothing is read
+    extract_instructions("AGENTS.md", text, memo=memo)
+    assert memo.misses == chunks + 2
+
+
+def test_an_edit_of_a_large_file_moves_its_findings_with_it() -> None:
+    lines = _sections(150)
+    root = ("/w/AGENTS.md", "- Use pnpm to install packages.\n")
+    chain = [root, ("/w/pkg/AGENTS.md", "\n".join(lines))]
+    assert [f for f in find_conflicts(chain) if f.rule == "conflicting-instructions"] == []
+    at = lines.index("- Rule 90.2: run the checks before you push.")
+    lines[at] = "- Use npm to install packages."
+    chain[1] = ("/w/pkg/AGENTS.md", "\n".join(lines))
+    (found,) = [f for f in find_conflicts(chain) if f.rule == "conflicting-instructions"]
+    assert found.where.start_line == at
+    lines[at:at] = ["", "Some words.", ""]
+    chain[1] = ("/w/pkg/AGENTS.md", "\n".join(lines))
+    (moved,) = [f for f in find_conflicts(chain) if f.rule == "conflicting-instructions"]
+    assert moved.where.start_line == at + 3
+    del lines[at + 3]
+    chain[1] = ("/w/pkg/AGENTS.md", "\n".join(lines))
+    assert [f for f in find_conflicts(chain) if f.rule == "conflicting-instructions"] == []
