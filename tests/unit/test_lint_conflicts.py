@@ -13,7 +13,6 @@ from pi_lsp.lint.conflicts import (
     OUT_OF_TIME,
     find_conflicts,
 )
-from pi_lsp.lint.instructions import extract_instructions
 from pi_lsp.resources.model import Finding
 from tests.prose import context_prose
 
@@ -156,13 +155,15 @@ def test_running_out_of_time_once_is_not_remembered() -> None:
 
 def test_the_time_budget_counts_the_threads_cpu_time_not_the_wall_clock() -> None:
     """Four threads competing for the interpreter make a reading take several times its CPU
-    time on the wall clock; a budget of 2.5 times the CPU time is still enough."""
+    time on the wall clock; a budget of 3 times the CPU time the same check takes alone is
+    still enough (switching threads costs the reading thread some CPU time of its own)."""
     text = context_prose(40 * 1024)
     alone = float("inf")
-    for attempt in range(2):
+    for attempt in range(3):
         start = time.thread_time()
-        extract_instructions(f"/budget-alone-{attempt}/AGENTS.md", text)
+        find_conflicts([(f"/budget-alone-{attempt}/AGENTS.md", text)])
         alone = min(alone, time.thread_time() - start)
+    budget = 3 * alone
     stop = threading.Event()
 
     def compete() -> None:
@@ -174,11 +175,11 @@ def test_the_time_budget_counts_the_threads_cpu_time_not_the_wall_clock() -> Non
         thread.start()
     try:
         wall = time.monotonic()
-        findings = find_conflicts([("/budget-shared/AGENTS.md", text)], seconds=2.5 * alone)
+        findings = find_conflicts([("/budget-shared/AGENTS.md", text)], seconds=budget)
         wall = time.monotonic() - wall
     finally:
         stop.set()
         for thread in competitors:
             thread.join()
-    assert wall > 2.5 * alone  # the wall clock alone would have stopped the reading
+    assert wall > budget  # the wall clock alone would have stopped the reading
     assert not _out_of_time(findings)
