@@ -17,10 +17,24 @@ export interface ServerSettings {
   debounceMs?: number;
   severities?: Record<string, Severity>;
   rulesDocUrl?: string;
+  /** The model judge (tier 2 of the conflict check); off unless `true`. */
+  judge?: boolean;
+  /** `provider/id` (or `id`) for the judge; absent: the model `pi-lsp chat` would use. */
+  judgeModel?: string;
+  judgeIdleMs?: number;
 }
 
 /** The server's keys, in the order of docs/protocol.md. */
-export const SERVER_KEYS = ["agentDir", "modelWindow", "debounceMs", "severities", "rulesDocUrl"] as const;
+export const SERVER_KEYS = [
+  "agentDir",
+  "modelWindow",
+  "debounceMs",
+  "severities",
+  "rulesDocUrl",
+  "judge",
+  "judgeModel",
+  "judgeIdleMs",
+] as const;
 
 export interface MappedSettings {
   settings: ServerSettings;
@@ -49,6 +63,15 @@ function integerAtLeast(key: string, value: unknown, minimum: number, problems: 
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
     problems.push(`pi-lsp.${key}: expected an integer ≥ ${minimum}, got ${describe(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+function optionalBoolean(key: string, value: unknown, problems: string[]): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") {
+    problems.push(`pi-lsp.${key}: expected true or false, got ${describe(value)}`);
     return undefined;
   }
   return value;
@@ -88,6 +111,12 @@ export function toServerSettings(get: SettingGetter): MappedSettings {
   if (severityMap !== undefined) settings.severities = severityMap;
   const rulesDocUrl = optionalString("rulesDocUrl", get("rulesDocUrl"), problems);
   if (rulesDocUrl !== undefined) settings.rulesDocUrl = rulesDocUrl;
+  const judge = optionalBoolean("judge", get("judge"), problems);
+  if (judge !== undefined) settings.judge = judge;
+  const judgeModel = optionalString("judgeModel", get("judgeModel"), problems);
+  if (judgeModel !== undefined) settings.judgeModel = judgeModel;
+  const judgeIdleMs = integerAtLeast("judgeIdleMs", get("judgeIdleMs"), 0, problems);
+  if (judgeIdleMs !== undefined) settings.judgeIdleMs = judgeIdleMs;
   return { settings, problems };
 }
 

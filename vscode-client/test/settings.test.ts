@@ -6,7 +6,7 @@ import { SERVER_KEYS, toServerSettings } from "../src/settings";
 import { stub } from "./vscode-stub";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
-const properties: Record<string, { type: string; default: unknown }> = manifest.contributes.configuration.properties;
+const properties: Record<string, { type: string; default: unknown; markdownDescription: string }> = manifest.contributes.configuration.properties;
 
 const from = (values: Record<string, unknown>) => toServerSettings((key) => values[key]);
 
@@ -25,12 +25,37 @@ describe("package.json declares the server's settings once", () => {
     expect(properties["pi-lsp.severities"]).toMatchObject({ type: "object", default: {} });
     expect(properties["pi-lsp.agentDir"]).toMatchObject({ type: "string", default: "" });
     expect(properties["pi-lsp.rulesDocUrl"]).toMatchObject({ type: "string", default: "" });
+    expect(properties["pi-lsp.judge"]).toMatchObject({ type: "boolean", default: false });
+    expect(properties["pi-lsp.judgeModel"]).toMatchObject({ type: "string", default: "" });
+    expect(properties["pi-lsp.judgeIdleMs"]).toMatchObject({ type: "integer", default: 5000, minimum: 0 });
+  });
+
+  it("lists the server keys in the order of docs/protocol.md's Settings table", () => {
+    const protocol = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "protocol.md"), "utf8");
+    const table = protocol.split("\n## Settings\n")[1]!.split("\n## ")[0]!;
+    const documented = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]!);
+    expect(documented).toEqual(expect.arrayContaining([...SERVER_KEYS]));
+    expect(documented.filter((key) => (SERVER_KEYS as readonly string[]).includes(key))).toEqual([...SERVER_KEYS]);
+  });
+
+  it("tells the user the judge is off by default, what it sends where, when it runs and that it costs", () => {
+    const judge = properties["pi-lsp.judge"]!.markdownDescription;
+    expect(judge).toMatch(/^Off by default\./);
+    expect(judge).toContain("PI107");
+    expect(judge).toMatch(/sends the text of those context files.*to the model of `#pi-lsp\.judgeModel#`/);
+    expect(judge).toMatch(/after you save a context file, or once the workspace has been quiet for `#pi-lsp\.judgeIdleMs#`, never per keystroke/);
+    expect(judge).toMatch(/costs model calls/);
+    expect(properties["pi-lsp.judgeModel"]!.markdownDescription).toMatch(/When empty: the model `pi-lsp chat` would use/);
+    expect(properties["pi-lsp.judgeIdleMs"]!.markdownDescription).toMatch(/`0`: only after a save/);
   });
 });
 
 describe("settings → initializationOptions", () => {
   it("maps the declared defaults; empty strings and an empty map are left to the server", () => {
-    expect(currentSettings()).toEqual({ settings: { modelWindow: 128000, debounceMs: 20 }, problems: [] });
+    expect(currentSettings()).toEqual({
+      settings: { modelWindow: 128000, debounceMs: 20, judge: false, judgeIdleMs: 5000 },
+      problems: [],
+    });
   });
 
   it("passes every value of the right type", () => {
@@ -40,6 +65,9 @@ describe("settings → initializationOptions", () => {
       "pi-lsp.debounceMs": 0,
       "pi-lsp.severities": { PI101: "error", "duplicate-instruction": "Off" },
       "pi-lsp.rulesDocUrl": "https://example.org/rules.md",
+      "pi-lsp.judge": true,
+      "pi-lsp.judgeModel": " anthropic/claude-haiku-4-5 ",
+      "pi-lsp.judgeIdleMs": 0,
       "pi-lsp.server.command": ["pi-lsp", "serve"],
     });
     expect(currentSettings()).toEqual({
@@ -49,6 +77,9 @@ describe("settings → initializationOptions", () => {
         debounceMs: 0,
         severities: { PI101: "error", "duplicate-instruction": "off" },
         rulesDocUrl: "https://example.org/rules.md",
+        judge: true,
+        judgeModel: "anthropic/claude-haiku-4-5",
+        judgeIdleMs: 0,
       },
       problems: [],
     });
@@ -70,6 +101,13 @@ describe("settings → initializationOptions", () => {
     ["rulesDocUrl", ["x"]],
     ["severities", "error"],
     ["severities", ["PI101"]],
+    ["judge", "true"],
+    ["judge", 1],
+    ["judgeModel", 42],
+    ["judgeIdleMs", -1],
+    ["judgeIdleMs", 2.5],
+    ["judgeIdleMs", "5000"],
+    ["judgeIdleMs", false],
   ])("leaves out %s = %j and names it", (key, value) => {
     const { settings, problems } = from({ [key]: value });
     expect(settings).toEqual({});
@@ -86,8 +124,19 @@ describe("settings → initializationOptions", () => {
     ]);
   });
 
+  it("names the judge's bad values as the server would refuse them", () => {
+    expect(from({ judge: "yes", judgeIdleMs: -5 }).problems).toEqual([
+      'pi-lsp.judge: expected true or false, got "yes"',
+      "pi-lsp.judgeIdleMs: expected an integer ≥ 0, got -5",
+    ]);
+  });
+
+  it("leaves an empty judgeModel to the server: the model `pi-lsp chat` would use", () => {
+    expect(from({ judge: true, judgeModel: "  " })).toEqual({ settings: { judge: true }, problems: [] });
+  });
+
   it("treats null and missing the same: the server's default", () => {
-    expect(from({ agentDir: null, modelWindow: null, severities: null })).toEqual({ settings: {}, problems: [] });
+    expect(from({ agentDir: null, modelWindow: null, severities: null, judge: null, judgeIdleMs: null })).toEqual({ settings: {}, problems: [] });
   });
 });
 
@@ -105,7 +154,7 @@ describe("answering workspace/configuration", () => {
       },
       (found) => problems.push(found),
     );
-    expect(answers).toEqual([{ debounceMs: 20 }, { "**/.git": true }, null]);
+    expect(answers).toEqual([{ debounceMs: 20, judge: false, judgeIdleMs: 5000 }, { "**/.git": true }, null]);
     expect(scopes).toEqual(["file:///ws"]);
     expect(problems).toEqual([['pi-lsp.modelWindow: expected an integer ≥ 1, got "big"']]);
   });
