@@ -1,7 +1,9 @@
 /**
  * The extension's side of the protocol against the real server: the settings it sends, its
  * answer to `workspace/configuration`, and the shapes of `pi/status`, `pi/systemPrompt` and
- * `pi-lsp.trustProject` as the status item, the prompt document and the trust command read them.
+ * `pi-lsp.trustProject` as the status item, the prompt document and the trust command read them;
+ * the judge's fallback reaches the editor as a `window/showMessage` (no model call is made: the
+ * judge's model names a provider that does not exist).
  *
  * Runs when `PI_LSP_PYTHON` names an interpreter with pi-lsp installed (the pytest wrapper
  * tests/e2e/test_vscode_client.py sets it); skipped otherwise.
@@ -30,6 +32,7 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
   let promptChanged: Promise<unknown>;
   const streams = new ToolStreams();
   const changeListeners: ((params: unknown) => void)[] = [];
+  const shown: { type: number; message: string }[] = [];
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-vscode-"));
@@ -42,6 +45,9 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
       "pi-lsp.agentDir": path.join(tmp, "agent"),
       "pi-lsp.debounceMs": 5,
       "pi-lsp.modelWindow": 64000,
+      "pi-lsp.judge": true,
+      "pi-lsp.judgeModel": "nope/none",
+      "pi-lsp.judgeIdleMs": 0, // on save only: no judge run starts by itself during these tests
       "pi-lsp.server.pythonPath": python,
     });
     promptChanged = new Promise((resolve) => changeListeners.push(resolve));
@@ -60,6 +66,7 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
           for (const listener of changeListeners.splice(0)) listener(params);
         });
         connection.onNotification("pi/event", (params: unknown) => streams.dispatch(params));
+        connection.onNotification("window/showMessage", (params: { type: number; message: string }) => shown.push(params));
       },
     });
     connection = server.connection;
@@ -74,7 +81,25 @@ describe.skipIf(!python)("against pi-lsp serve", () => {
     await promptChanged;
     expect(configurationRequests).toEqual([{ items: [{ section: "pi-lsp" }] }]);
     const status = await connection.sendRequest<ServerStatus & { settings: Record<string, unknown> }>("pi/status", {});
-    expect(status.settings).toMatchObject({ agentDir: path.join(tmp, "agent"), modelWindow: 64000, debounceMs: 5 });
+    expect(status.settings).toMatchObject({
+      agentDir: path.join(tmp, "agent"),
+      modelWindow: 64000,
+      debounceMs: 5,
+      judge: true,
+      judgeModel: "nope/none",
+      judgeIdleMs: 0,
+    });
+  }, WAIT_MS);
+
+  it("shows the judge's fallback once, as a warning, when its model cannot be used", async () => {
+    await promptChanged;
+    for (let run = 0; run < 2; run++) {
+      const result = await connection.sendRequest<{ enabled: boolean; error: string | null }>("pi/judge", {});
+      expect(result).toMatchObject({ enabled: true, error: expect.stringContaining('unknown provider "nope"') });
+    }
+    expect(shown).toEqual([
+      { type: 2, message: expect.stringMatching(/^pi-lsp judge: no model to ask \(.*\); showing the word rules' findings only$/) },
+    ]);
   }, WAIT_MS);
 
   it("feeds the status item", async () => {
