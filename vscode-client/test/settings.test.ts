@@ -42,7 +42,7 @@ describe("package.json declares the server's settings once", () => {
     const judge = properties["pi-lsp.judge"]!.markdownDescription;
     expect(judge).toMatch(/^Off by default\./);
     expect(judge).toContain("PI107");
-    expect(judge).toMatch(/sends the text of those context files.*to the model of `#pi-lsp\.judgeModel#`/);
+    expect(judge).toMatch(/sends those pairs \(each instruction's text, its heading and its file's path.*\) to the model of `#pi-lsp\.judgeModel#`/);
     expect(judge).toMatch(/after you save a context file, or once the workspace has been quiet for `#pi-lsp\.judgeIdleMs#`, never per keystroke/);
     expect(judge).toMatch(/costs model calls/);
     expect(properties["pi-lsp.judgeModel"]!.markdownDescription).toMatch(/When empty: the model `pi-lsp chat` would use/);
