@@ -15,6 +15,7 @@ export interface ServerSettings {
   agentDir?: string;
   modelWindow?: number;
   debounceMs?: number;
+  fileBudgetMs?: number;
   severities?: Record<string, Severity>;
   rulesDocUrl?: string;
   /** The model judge (tier 2 of the conflict check); off unless `true`. */
@@ -29,6 +30,7 @@ export const SERVER_KEYS = [
   "agentDir",
   "modelWindow",
   "debounceMs",
+  "fileBudgetMs",
   "severities",
   "rulesDocUrl",
   "judge",
@@ -107,6 +109,8 @@ export function toServerSettings(get: SettingGetter): MappedSettings {
   if (modelWindow !== undefined) settings.modelWindow = modelWindow;
   const debounceMs = integerAtLeast("debounceMs", get("debounceMs"), 0, problems);
   if (debounceMs !== undefined) settings.debounceMs = debounceMs;
+  const fileBudgetMs = integerAtLeast("fileBudgetMs", get("fileBudgetMs"), 1, problems);
+  if (fileBudgetMs !== undefined) settings.fileBudgetMs = fileBudgetMs;
   const severityMap = severities(get("severities"), problems);
   if (severityMap !== undefined) settings.severities = severityMap;
   const rulesDocUrl = optionalString("rulesDocUrl", get("rulesDocUrl"), problems);

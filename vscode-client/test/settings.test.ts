@@ -53,7 +53,7 @@ describe("package.json declares the server's settings once", () => {
 describe("settings → initializationOptions", () => {
   it("maps the declared defaults; empty strings and an empty map are left to the server", () => {
     expect(currentSettings()).toEqual({
-      settings: { modelWindow: 128000, debounceMs: 20, judge: false, judgeIdleMs: 5000 },
+      settings: { modelWindow: 128000, debounceMs: 20, fileBudgetMs: 4000, judge: false, judgeIdleMs: 5000 },
       problems: [],
     });
   });
@@ -63,6 +63,7 @@ describe("settings → initializationOptions", () => {
       "pi-lsp.agentDir": " /home/me/.pi/agent ",
       "pi-lsp.modelWindow": 200000,
       "pi-lsp.debounceMs": 0,
+      "pi-lsp.fileBudgetMs": 1500,
       "pi-lsp.severities": { PI101: "error", "duplicate-instruction": "Off" },
       "pi-lsp.rulesDocUrl": "https://example.org/rules.md",
       "pi-lsp.judge": true,
@@ -75,6 +76,7 @@ describe("settings → initializationOptions", () => {
         agentDir: "/home/me/.pi/agent",
         modelWindow: 200000,
         debounceMs: 0,
+        fileBudgetMs: 1500,
         severities: { PI101: "error", "duplicate-instruction": "off" },
         rulesDocUrl: "https://example.org/rules.md",
         judge: true,
@@ -97,6 +99,8 @@ describe("settings → initializationOptions", () => {
     ["modelWindow", -5],
     ["debounceMs", -1],
     ["debounceMs", true],
+    ["fileBudgetMs", 0],
+    ["fileBudgetMs", "4000"],
     ["agentDir", 42],
     ["rulesDocUrl", ["x"]],
     ["severities", "error"],
@@ -154,7 +158,11 @@ describe("answering workspace/configuration", () => {
       },
       (found) => problems.push(found),
     );
-    expect(answers).toEqual([{ debounceMs: 20, judge: false, judgeIdleMs: 5000 }, { "**/.git": true }, null]);
+    expect(answers).toEqual([
+      { debounceMs: 20, fileBudgetMs: 4000, judge: false, judgeIdleMs: 5000 },
+      { "**/.git": true },
+      null,
+    ]);
     expect(scopes).toEqual(["file:///ws"]);
     expect(problems).toEqual([['pi-lsp.modelWindow: expected an integer ≥ 1, got "big"']]);
   });
