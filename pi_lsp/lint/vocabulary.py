@@ -127,6 +127,8 @@ class Found:
     command: bool = False
     #: found by an alias or command (a literal name), not by a pattern
     literal: bool = False
+    #: a number with its unit, found by a numeric role's pattern (subject included)
+    numeric: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,7 +439,14 @@ class Vocabulary:
                     else:
                         value = spec.name
                     found.append(
-                        Found(spec.dimension, value, match.start(), match.end(), spec.group)
+                        Found(
+                            spec.dimension,
+                            value,
+                            match.start(),
+                            match.end(),
+                            spec.group,
+                            numeric=spec.numeric,
+                        )
                     )
         found.sort(key=lambda h: (h.start, -h.end))
         # drop hits nested in an earlier, longer hit of the same dimension, and a name that
