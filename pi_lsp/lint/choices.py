@@ -395,15 +395,21 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = _NEGATED_START.match(neutral) is not None
     cut = _cut(neutral, hits, negated)
-    # a numeric hit holds its own subject ("the maximum upload size is 10 MB"): it may start
-    # before the verb, and the copula's value is its number
+    # a numeric hit, or one that spans the verb, holds its own subject ("the maximum upload
+    # size is 10 MB", "the minimum Go version for X is 1.23"): it may start before the verb,
+    # and the copula's value is its number
     hits = [
         h
         for h in hits
-        if h.start < cut and (h.start >= after_verb or h.numeric or _labelled(h, label))
+        if h.start < cut
+        and (h.start >= after_verb or _holds_subject(h, after_verb) or _labelled(h, label))
     ]
     if value_by is not None:
-        hits = [h for h in hits if h.numeric or _COPULA_FILL.fullmatch(masked, value_by, h.start)]
+        hits = [
+            h
+            for h in hits
+            if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
+        ]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
@@ -430,6 +436,12 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
                 Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
             )
     return _drop_ambiguous(choices)
+
+
+def _holds_subject(hit: _Hit, verb_end: int) -> bool:
+    """Whether ``hit`` was found together with its subject: a number with its unit, or a
+    value whose pattern runs from the subject across the verb to the value."""
+    return hit.numeric or hit.start < verb_end < hit.end
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:

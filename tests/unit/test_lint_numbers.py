@@ -59,3 +59,60 @@ def test_the_plugin_of_one_tool_does_not_conflict_with_another_tool() -> None:
         [("AGENTS.md", "Keep layers thin; use Vite.\n"), ("pkg/AGENTS.md", nested)]
     )
     assert len(chosen) == 1
+
+
+def nested(root: str, child: str, path: str = "crates/engine/AGENTS.md") -> list[str]:
+    """The dimensions of the conflicts between a root file and a nested package's file."""
+    findings = find_conflicts([("AGENTS.md", root + "\n"), (path, child + "\n")])
+    return [str(f.data.get("dimension")) for f in findings if f.rule == "conflicting-instructions"]
+
+
+def test_a_value_found_with_its_subject_across_the_verb_is_the_statement_s_value() -> None:
+    assert picks("The minimum Go version for exporters is 1.22.") == {("Go 1.22", "prefer")}
+    assert nested("Requires Go 1.20 or newer.", "The minimum Go version here is 1.22.") == [
+        "go-version"
+    ]
+    assert nested("Requires Go 1.22 or newer.", "The minimum Go version here is 1.22.") == []
+
+
+def test_two_floors_of_one_runtime_conflict_but_a_floor_and_a_pin_do_not() -> None:
+    assert picks("Requires Python 3.10+.") == {("Python 3.10+", "prefer")}
+    assert picks('Set `requires-python = ">=3.9"` in pyproject.') == {("Python 3.9+", "prefer")}
+    assert picks("The minimum Node.js version is 18.") == {("Node.js 18+", "prefer")}
+    assert conflict("Requires Python 3.10+.", "Python 3.13 or newer is required.")
+    assert conflict("Use Node 18 or later.", "The minimum Node version is 22.")
+    assert not conflict("Requires Python 3.10+.", "Target Python 3.10 or later.")
+    # a floor and an exact version can both hold; a test matrix is no rule at all
+    assert not conflict("Requires Python 3.10+.", "Use Python 3.13 for local work.")
+    assert picks("Tested on Python 3.13.") == set()
+
+
+def test_a_settings_label_that_names_its_unit_takes_a_bare_number() -> None:
+    assert picks("Requests per minute per API key: 250") == {("250", "prefer")}
+    assert picks("Pool size: 15") == {("15", "prefer")}
+    # a one-word subject names a thing ("PRs"), and a label with more after it is no setting
+    assert picks("PRs: 3") == set()
+    assert picks("Pool size: 15 in staging, more elsewhere") == set()
+    table = "| Limit | Value |\n|---|---|\n| Requests per minute per API key | 250 |\n"
+    assert nested(table, "Each client is limited to 40 requests per minute per API key.") == [
+        "rate-limit"
+    ]
+
+
+def test_a_formatter_setting_in_code_is_the_line_length() -> None:
+    assert picks("`rustfmt.toml` sets `max_width = 90`.") == {("90 characters", "prefer")}
+    assert picks("Prettier runs with `printWidth: 110`.") == {("110 characters", "prefer")}
+    assert picks("The `max_width` key is documented upstream.") == set()
+
+
+def test_a_place_phrase_naming_the_file_s_own_package_keeps_the_rule_comparable() -> None:
+    root = "`ruff.toml` sets `line-length = 88`."
+    assert nested(root, "Keep lines within 120 columns in this crate.") == ["line-length"]
+    assert nested(root, "In this module, keep lines within 120 columns.") == ["line-length"]
+    assert nested(
+        "The maximum upload size is 8 MB per file.",
+        "Uploads up to 20 MB are accepted for ticket attachments.",
+        "services/tickets/AGENTS.md",
+    ) == ["upload-limit"]
+    # the same limit in other units is no conflict
+    assert nested("The maximum upload size is 8 MB.", "The max upload size is 8192 KB.") == []
