@@ -85,6 +85,8 @@ def test_two_floors_of_one_runtime_conflict_but_a_floor_and_a_pin_do_not() -> No
     # a floor and an exact version can both hold; a test matrix is no rule at all
     assert not conflict("Requires Python 3.10+.", "Use Python 3.13 for local work.")
     assert picks("Tested on Python 3.13.") == set()
+    assert conflict("Requires Java 17+.", "The minimum Java version is 21.")
+    assert not conflict("Requires JDK 17 or later.", "Use Java 21.")
 
 
 def test_a_settings_label_that_names_its_unit_takes_a_bare_number() -> None:
