@@ -176,6 +176,22 @@ _SCOPED_SUBJECT = re.compile(
     r"that|which|who|whose)\b",
     re.IGNORECASE,
 )
+#: a subject that is a spec, a standard or a third party, not the project ("the Fetch spec
+#: requires …", "browsers send …", "upstream uses …"): what it does is no project rule
+_EXTERNAL_SUBJECT = re.compile(
+    r"\b(?:specs?|specifications?|standards?|rfcs?|w3c|whatwg|ietf|upstream|browsers?|"
+    r"vendors?|third[- ]part(?:y|ies)|the (?:runtime|platform|protocol|library|framework))\b",
+    re.IGNORECASE,
+)
+#: a value that modifies the noun after it names a thing of that tool, not a choice of it
+#: ("the Vite plugin", "the Fetch spec", "the React docs")
+_MODIFIER_BEFORE = re.compile(r"\b(?:the|a|an|its|their|our|your)\s++[`*_]*+$", re.IGNORECASE)
+_MODIFIER_AFTER = re.compile(
+    r"^[`*_]*+\s++(?:plugins?|spec|specs|specification|standard|docs|documentation|guides?|"
+    r"team|maintainers|community|ecosystem|integrations?|adapters?|extensions?|presets?|"
+    r"website|site|blog|handbook|manual|changelog|release notes|issue tracker|authors)\b",
+    re.IGNORECASE,
+)
 #: past-tense narrative: what happened, not what to do
 _NARRATIVE = re.compile(
     r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
@@ -227,6 +243,8 @@ def _statement(clause: str) -> re.Match[str] | None:
     subject = match.group("subject") or ""
     if CODE_MASK in subject or "/" in subject or _SCOPED_SUBJECT.search(subject):
         return None
+    if _EXTERNAL_SUBJECT.search(subject):
+        return None
     if _HEDGE.search(clause, 0, match.end()):
         return None
     return match
@@ -258,12 +276,14 @@ class _Hit:
     end: int
     group: str
     command: bool = False
+    #: a number with its unit, found with its subject ("the maximum upload size is 10 MB")
+    numeric: bool = False
 
 
 def _hits(text: str, masked: str | None = None) -> list[_Hit]:
     """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`)."""
     return [
-        _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command)
+        _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command, f.numeric)
         for f in vocabulary.current().find(text, masked)
     ]
 
@@ -319,6 +339,8 @@ def _stance(
         start = code[0]
     before = neutral[:start]
     after = neutral[code[1] if code else hit.end :]
+    if not hit.numeric and _MODIFIER_BEFORE.search(before) and _MODIFIER_AFTER.match(after):
+        return None  # "the Vite plugin" names a plugin, it does not choose Vite
     if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):
         return "reject"
     cue = _REJECT_BEFORE.search(before)
@@ -373,9 +395,21 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = _NEGATED_START.match(neutral) is not None
     cut = _cut(neutral, hits, negated)
-    hits = [h for h in hits if h.start < cut and (h.start >= after_verb or _labelled(h, label))]
+    # a numeric hit, or one that spans the verb, holds its own subject ("the maximum upload
+    # size is 10 MB", "the minimum Go version for X is 1.23"): it may start before the verb,
+    # and the copula's value is its number
+    hits = [
+        h
+        for h in hits
+        if h.start < cut
+        and (h.start >= after_verb or _holds_subject(h, after_verb) or _labelled(h, label))
+    ]
     if value_by is not None:
-        hits = [h for h in hits if _COPULA_FILL.fullmatch(masked, value_by, h.start)]
+        hits = [
+            h
+            for h in hits
+            if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
+        ]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
@@ -402,6 +436,12 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
                 Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
             )
     return _drop_ambiguous(choices)
+
+
+def _holds_subject(hit: _Hit, verb_end: int) -> bool:
+    """Whether ``hit`` was found together with its subject: a number with its unit, or a
+    value whose pattern runs from the subject across the verb to the value."""
+    return hit.numeric or hit.start < verb_end < hit.end
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:

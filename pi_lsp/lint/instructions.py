@@ -400,10 +400,12 @@ def _blank_asides(plain: _Plain) -> tuple[str, str]:
 #: a heading short enough to be a label ("Tests", "Package manager", "Formatting")
 _HEADING_LABEL_MAX = 30
 #: the opening of a verbless fragment: a value of one or two words (or a code span) and then
-#: its end, a list, a detail ("Jest with …", "Vitest; `pnpm test`.", "Mocha + Chai")
+#: its end, a list, a detail ("Jest with …", "Vitest; `pnpm test`.", "Mocha + Chai"); a
+#: value followed by a colon is the label of a description of it ("tsup: two entry points"
+#: under "## Build" says how tsup is set up, it does not choose it)
 _FRAGMENT_HEAD = re.compile(
     r"(?P<lead>[^\w\x1a]*+)(?:\x1a++|[\w.+-]++)(?:[ \t]++[\w.+-]++)?"
-    r"(?=[ \t]*+(?:$|[,(:+.;\n\u2014\u2013]|(?:with|for|via|on)\b))",
+    r"(?=[ \t]*+(?:$|[,(+.;\n\u2014\u2013]|(?:with|for|via|on)\b))",
     re.I,
 )
 

@@ -127,6 +127,8 @@ class Found:
     command: bool = False
     #: found by an alias or command (a literal name), not by a pattern
     literal: bool = False
+    #: a number with its unit, found by a numeric role's pattern (subject included)
+    numeric: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +204,17 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     if role.unit == "count" and not role.unit_words:
         return (_i(first),)
     second = rf"{number}{space}{unit}{after}[^.;\d\n]{{0,25}}?\b(?:{subjects})\b"
-    return (_i(first), _i(second))
+    # a label that is a whole subject of two words or more names the unit itself, so its
+    # value may be a bare number: "Requests per minute per API key: 100" (a settings table
+    # row), "Pool size = 20"; a one-word subject ("PRs: 2") names a thing, not a setting
+    named = [s for s in role.subjects if len(s.split()) > 1]
+    if role.unit != "count" or not named:
+        return (_i(first), _i(second))
+    label = (
+        rf"^\W*+(?:(?:max(?:imum)?|min(?:imum)?|default)\s++)?(?:{_unit_alternation(named)})"
+        rf"\s*+[:=]\s*+{number}()\W*+$"
+    )
+    return (_i(first), _i(second), _i(label))
 
 
 def _format_number(value: float) -> str:
@@ -437,7 +449,14 @@ class Vocabulary:
                     else:
                         value = spec.name
                     found.append(
-                        Found(spec.dimension, value, match.start(), match.end(), spec.group)
+                        Found(
+                            spec.dimension,
+                            value,
+                            match.start(),
+                            match.end(),
+                            spec.group,
+                            numeric=spec.numeric,
+                        )
                     )
         found.sort(key=lambda h: (h.start, -h.end))
         # drop hits nested in an earlier, longer hit of the same dimension, and a name that

@@ -115,6 +115,10 @@ UNITS: tuple[str, ...] = (
     "\u201c",
     "\u2705 ",
     "\x1a",
+    # numeric roles: a version floor, a labelled count, a value modifying a noun
+    "python 3",
+    "pool size ",
+    "the ",
 )
 #: An opener once, then a filler that never closes it (an unclosed quote, code span, link, tag
 #: or frontmatter block, the value of a key), and a last character that makes a pattern
