@@ -79,7 +79,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only)\b"
+    r"develop|launch|start|configure|apply|only|pin)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 _MODAL_DIRECTIVE = re.compile(
@@ -153,7 +153,7 @@ _STATEMENT = re.compile(
     r"indented|wrapped|kept|limited|capped|pinned|squash-merged|squashed|rebased|merged|"
     r"typed|checked|validated|logged|handled|stored|named|versioned|required|"
     r"configured|set|done|run|enforced|restricted)\b|"
-    r"lives?\s++(?:in|under|next to|beside|alongside|inside)|"
+    r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
     r"follows?|go(?:es)?\s++through|comes?\s++from|targets?|requires?|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
@@ -180,8 +180,8 @@ _SCOPED_SUBJECT = re.compile(
 _NARRATIVE = re.compile(
     r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
     r"historically|last (?:year|month|week|quarter|release|sprint)|ago|until recently|"
-    r"in the past|back then|at first|migrated|moved|switched|replaced|converted|introduced|"
-    r"adopted|dropped|removed|started|decided)\b",
+    r"in the past(?! tense)|back then|at first|migrated|moved|switched|replaced|converted|"
+    r"introduced|adopted|dropped|removed|started|decided)\b",
     re.IGNORECASE,
 )
 #: a hedge before a value: the value is allowed, not chosen ("you may use …", "can be run
@@ -401,7 +401,41 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
             choices.append(
                 Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
             )
+    answers = _label_answers(clause, label, hits)
+    if answers:
+        answered = {(c.dimension, c.value) for c in answers}
+        choices = [c for c in choices if (c.dimension, c.value) not in answered] + answers
     return _drop_ambiguous(choices)
+
+
+#: the whole body of a ``Label: value`` line that answers a yes/no label ("Trailing commas:
+#: none", "Semicolons: always")
+_LABEL_NO = re.compile(
+    r"\W*+(?:none|no|never|off|false|disallowed|forbidden|not allowed)\b(?!\s++\w)", re.I
+)
+_LABEL_YES = re.compile(r"\W*+(?:always|yes|on|true|required|mandatory)\b(?!\s++\w)", re.IGNORECASE)
+
+
+def _label_answers(clause: str, label: re.Match[str] | None, hits: list[_Hit]) -> list[Choice]:
+    """The choice of a label that names a value and a body that only says yes or no to it
+    ("Trailing commas: none" rejects trailing commas, "Semicolons: always" prefers them).
+    Words after the answer (an explanation) must not go on as a sentence. The answer decides
+    the stance of those values, whatever the rest of the clause reads as."""
+    if label is None:
+        return []
+    body = clause[label.start(2) :]
+    stance: Stance | None = None
+    if _LABEL_NO.match(body):
+        stance = "reject"
+    elif _LABEL_YES.match(body):
+        stance = "prefer"
+    if stance is None:
+        return []
+    return [
+        Choice(h.dimension.name, h.value, stance, h.start, h.end, h.group)
+        for h in hits
+        if h.end <= label.end(1)
+    ]
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:

@@ -1,0 +1,93 @@
+"""Conventions whose values are ways of doing things: commit message format, version pinning,
+yes/no labels ("Trailing commas: none"), file headers stated as facts. Sentences are made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.lint.choices import read_choices
+from pi_lsp.lint.conflicts import find_conflicts
+
+
+def _conflicts(root: str, nested: str) -> list[str]:
+    chain = [
+        ("/r/AGENTS.md", f"# Root\n\n- {root}\n"),
+        ("/r/pkg/AGENTS.md", f"# Pkg\n\n- {nested}\n"),
+    ]
+    return [f.data["dimension"] for f in find_conflicts(chain) if f.rule.startswith("conflict")]
+
+
+def _read(clause: str) -> set[tuple[str, str, str]]:
+    return {(c.dimension, c.value, c.stance) for c in read_choices(clause)}
+
+
+@pytest.mark.parametrize(
+    ("root", "nested", "dimension"),
+    [
+        (
+            "Trailing commas: none.",
+            "Always add trailing commas to multiline objects.",
+            "trailing-commas",
+        ),
+        ("Semicolons: never (ASI handles them).", "Use semicolons everywhere.", "semicolons"),
+        ("Trailing commas: always.", "Never use trailing commas.", "trailing-commas"),
+        (
+            "Write commit subjects in the imperative mood.",
+            "Commit messages are written in the past tense.",
+            "commit-tense",
+        ),
+        (
+            "Pin exact versions for every dependency.",
+            "Use caret ranges in this package.",
+            "dependency-pinning",
+        ),
+        (
+            "Follow Conventional Commits for every commit.",
+            "Commit messages follow the `[component] Summary` form.",
+            "commit-convention",
+        ),
+        (
+            "Each source file begins with an SPDX header.",
+            "Do not add license headers here.",
+            "license-header",
+        ),
+    ],
+)
+def test_conventions_stated_both_ways_conflict(root: str, nested: str, dimension: str) -> None:
+    assert _conflicts(root, nested) == [dimension]
+
+
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        ("Trailing commas: none.", "Never use trailing commas."),
+        ("Semicolons: always.", "Use semicolons."),
+        ("Pin exact versions for every dependency.", "Pin exact versions here too."),
+        ("Commits follow Conventional Commits.", "Write commit subjects in the imperative mood."),
+        # a label answered by a sentence is not a yes/no answer
+        ("Trailing commas: none of the linters complain about them.", "Use trailing commas."),
+        # narrative about the past is still no choice
+        ("In the past we used caret ranges.", "Pin exact versions for every dependency."),
+    ],
+)
+def test_agreeing_or_non_choices_do_not_conflict(root: str, nested: str) -> None:
+    assert _conflicts(root, nested) == []
+
+
+def test_yes_no_label_reads_the_value_in_the_label() -> None:
+    assert _read("Trailing commas: none") == {("trailing-commas", "trailing commas", "reject")}
+    assert _read("Semicolons: required") == {("semicolons", "semicolons", "prefer")}
+    assert _read("Trailing commas: no, the formatter strips them") == {
+        ("trailing-commas", "trailing commas", "reject")
+    }
+    # the label names no value: nothing to answer
+    assert _read("Linting: none") == set()
+    # an answer that goes on as a sentence is not a bare yes/no
+    assert _read("Semicolons: on every statement that needs one") == set()
+
+
+def test_past_tense_as_a_value_is_not_narrative() -> None:
+    assert _read("Commit messages are written in the past tense") == {
+        ("commit-tense", "past tense", "prefer")
+    }
+    assert _read("In the past, commit messages were in the past tense") == set()
