@@ -262,10 +262,88 @@ class _Hit:
 
 def _hits(text: str, masked: str | None = None) -> list[_Hit]:
     """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`)."""
-    return [
-        _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command)
-        for f in vocabulary.current().find(text, masked)
-    ]
+    return _by_naming_subject(
+        text,
+        [
+            _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command)
+            for f in vocabulary.current().find(text, masked)
+        ],
+    )
+
+
+_FOR_SUBJECT = re.compile(r"[\s`*_\x1a]*+for\s++(?!example\b|instance\b|now\b)\w", re.I)
+
+
+def _case_for_subject(body: str, hits: list[_Hit], offset: int) -> bool:
+    """Whether ``body`` is a terse naming rule: it opens with a naming case and says what it
+    is for ("snake_case for functions and variables", "`PascalCase` for components")."""
+    first = next((h for h in hits if h.start >= offset), None)
+    if first is None or not first.dimension.name.startswith("naming-"):
+        return False
+    if re.match(r"[\W_]*+$", body[: first.start - offset]) is None:
+        return False
+    return _FOR_SUBJECT.match(body, first.end - offset) is not None
+
+
+#: the nouns a naming case is stated for, and the role each one names ("" for a subject no
+#: role covers: classes, types, components, tables …, whose case is left unread)
+_NAMING_SUBJECT = re.compile(
+    r"\b(?:(?P<identifiers>identifiers?|variables?|functions?|methods?|locals?|params|"
+    r"parameters?|arguments?)|(?P<files>files?|file ?names?|modules?|director(?:y|ies)|"
+    r"folders?)|(?P<fields>fields?|keys?|properties|attributes?|json)|(?P<other>classes|"
+    r"types?|components?|tables?|columns?|constants?|enums?|urls?|routes?|env|"
+    r"environment variables?|css))\b",
+    re.IGNORECASE,
+)
+#: between a case and the subject it is for: "snake_case for Python functions"
+_FOR_GAP = re.compile(r"[\s`*_'\"\x1a]*+for\s++(?:[\w.-]++\s++){0,3}", re.IGNORECASE)
+_NAMING_ROLE = {"files": "naming-files", "fields": "naming-json-fields"}
+_NAMING_SUFFIX = {"files": " files", "fields": " fields"}
+
+
+def _by_naming_subject(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """Give each naming case found as an identifier case (camelCase, snake_case …) the role
+    of the subject it is said to be for ("PascalCase for classes"), else of the subject
+    nearest to it in the clause: "JSON fields are snake_case" speaks of fields,
+    "React component files are PascalCase" of files; a case stated for a subject no role
+    reads (classes, tables) is dropped, and one whose role already found the same words is
+    kept once."""
+    naming = [h for h in hits if h.dimension.name == "naming-identifiers"]
+    if not naming:
+        return hits
+    subjects = list(_NAMING_SUBJECT.finditer(text))
+    by_name = vocabulary.current().by_name
+    taken = [(h.start, h.end) for h in hits if h.dimension.name != "naming-identifiers"]
+    out: list[_Hit] = []
+    for hit in hits:
+        if hit.dimension.name != "naming-identifiers":
+            out.append(hit)
+            continue
+        near = next(
+            (
+                m
+                for m in subjects
+                if m.start() >= hit.end and _FOR_GAP.fullmatch(text, hit.end, m.start())
+            ),
+            None,
+        ) or min(
+            subjects,
+            key=lambda m: hit.start - m.end() if m.end() <= hit.start else m.start() - hit.end,
+            default=None,
+        )
+        kind = near.lastgroup if near is not None else "identifiers"
+        if kind == "identifiers":
+            out.append(hit)
+            continue
+        role = _NAMING_ROLE.get(kind or "", "")
+        dimension = by_name.get(role)
+        value = hit.value + _NAMING_SUFFIX.get(kind or "", "")
+        if dimension is None or value not in {v.name for v in dimension.values}:
+            continue
+        if any(s < hit.end and hit.start < e for s, e in taken):
+            continue
+        out.append(_Hit(dimension, value, hit.start, hit.end, hit.group, hit.command))
+    return out
 
 
 #: The character that stands for inline code in a clause's masked text.
@@ -369,6 +447,8 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
                 # "our formatter is Prettier" names its value right after the verb; "this is
                 # an npm monorepo" describes, it does not set
                 value_by = after_verb
+    if not directive:
+        directive = _case_for_subject(masked[body_start:], hits, body_start)
     prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = _NEGATED_START.match(neutral) is not None

@@ -91,3 +91,53 @@ def test_past_tense_as_a_value_is_not_narrative() -> None:
         ("commit-tense", "past tense", "prefer")
     }
     assert _read("In the past, commit messages were in the past tense") == set()
+
+
+@pytest.mark.parametrize(
+    ("root", "nested", "dimension"),
+    [
+        (
+            "camelCase for functions and locals.",
+            "Functions here are snake_case.",
+            "naming-identifiers",
+        ),
+        (
+            "Use snake_case for Ruby method names.",
+            "Ruby methods use camelCase in this gem.",
+            "naming-identifiers",
+        ),
+        ("Config keys are snake_case.", "Use camelCase for config keys.", "naming-json-fields"),
+        ("Use kebab-case for file names.", "Vue component files are PascalCase.", "naming-files"),
+    ],
+)
+def test_the_subject_of_a_naming_case_decides_its_role(
+    root: str, nested: str, dimension: str
+) -> None:
+    assert _conflicts(root, nested) == [dimension]
+
+
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        # different subjects: no conflict
+        ("Use PascalCase for classes.", "Use camelCase for variables."),
+        ("Use camelCase for variables.", "Use snake_case for database columns."),
+        ("Use snake_case for variables.", "Use kebab-case for file names."),
+        ("JSON fields are camelCase.", "Use snake_case for functions."),
+        # a case named in passing, not stated for anything
+        ("snake_case, mostly.", "Use camelCase for variables."),
+    ],
+)
+def test_naming_cases_of_different_subjects_do_not_conflict(root: str, nested: str) -> None:
+    assert _conflicts(root, nested) == []
+
+
+def test_terse_naming_line_reads_each_case_for_its_own_subject() -> None:
+    assert _read("snake_case for functions and variables") == {
+        ("naming-identifiers", "snake_case", "prefer")
+    }
+    # the second case is for classes, which no role reads
+    assert _read("snake_case for functions, PascalCase for classes") == {
+        ("naming-identifiers", "snake_case", "prefer")
+    }
+    assert _read("camelCase for example") == set()
