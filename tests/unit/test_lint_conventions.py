@@ -141,3 +141,47 @@ def test_terse_naming_line_reads_each_case_for_its_own_subject() -> None:
         ("naming-identifiers", "snake_case", "prefer")
     }
     assert _read("camelCase for example") == set()
+
+
+def _agent_conflicts(global_text: str, project: str) -> list[str]:
+    chain = [
+        ("/home/u/.pi/agent/AGENTS.md", f"# Global\n\n- {global_text}\n"),
+        ("/work/app/AGENTS.md", f"# App\n\n{project}\n"),
+    ]
+    return [f.data["dimension"] for f in find_conflicts(chain) if f.rule.startswith("conflict")]
+
+
+@pytest.mark.parametrize(
+    ("global_text", "project", "dimension"),
+    [
+        (
+            "No preamble, and give no closing summary; I read the diff.",
+            "End each reply with a final summary of the changes.",
+            "response-summary",
+        ),
+        (
+            "Keep replies brief: short answers only.",
+            "Give detailed explanations in every answer, with the reasoning.",
+            "response-tone",
+        ),
+    ],
+)
+def test_agent_response_conventions_conflict_across_files(
+    global_text: str, project: str, dimension: str
+) -> None:
+    assert _agent_conflicts(global_text, project) == [dimension]
+
+
+@pytest.mark.parametrize(
+    ("global_text", "project"),
+    [
+        ("Give no closing summary.", "Never end with a closing recap."),
+        # "end" as a noun, and "end-to-end", are not the imperative
+        ("Give no closing summary.", "End-to-end tests print a final summary to the console."),
+        ("Keep replies brief: short answers only.", "Give each test a descriptive name."),
+    ],
+)
+def test_agent_response_conventions_that_agree_or_do_not_choose(
+    global_text: str, project: str
+) -> None:
+    assert _agent_conflicts(global_text, project) == []
