@@ -185,3 +185,36 @@ def test_agent_response_conventions_that_agree_or_do_not_choose(
     global_text: str, project: str
 ) -> None:
     assert _agent_conflicts(global_text, project) == []
+
+
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        (
+            "Test style: plain test functions with fixtures.",
+            "Tests here are `unittest.TestCase` classes.",
+        ),
+        (
+            "Write tests as plain functions; no `unittest.TestCase`.",
+            "Write tests as TestCase subclasses.",
+        ),
+    ],
+)
+def test_python_test_style_conflicts(root: str, nested: str) -> None:
+    assert _conflicts(root, nested) == ["python-test-style"]
+
+
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        # plain functions that are not tests are no test style
+        (
+            "Prefer plain functions over classes for helpers.",
+            "Tests here are `unittest.TestCase` classes.",
+        ),
+        # the runner is another role: pytest runs TestCase classes too
+        ("Use pytest.", "Tests here are `unittest.TestCase` classes."),
+    ],
+)
+def test_python_test_style_negatives(root: str, nested: str) -> None:
+    assert _conflicts(root, nested) == []
