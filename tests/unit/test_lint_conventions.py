@@ -218,3 +218,15 @@ def test_python_test_style_conflicts(root: str, nested: str) -> None:
 )
 def test_python_test_style_negatives(root: str, nested: str) -> None:
     assert _conflicts(root, nested) == []
+
+
+def test_tests_beside_a_module_named_in_between() -> None:
+    assert _conflicts(
+        "Tests live under the top-level `tests/` folder.",
+        "Keep tests beside the parser module as `test_parser.py`.",
+    ) == ["test-location"]
+    assert _read("Keep tests alongside their source files") == {
+        ("test-location", "next to the code", "prefer")
+    }
+    # next to the code, but not about tests: no test location
+    assert _read("Keep the changelog next to the code") == set()
