@@ -230,3 +230,9 @@ def test_tests_beside_a_module_named_in_between() -> None:
     }
     # next to the code, but not about tests: no test location
     assert _read("Keep the changelog next to the code") == set()
+
+
+def test_a_closing_summary_forbidden_by_its_verb() -> None:
+    assert _agent_conflicts(
+        "Do not end with a final summary.", "End each reply with a closing summary."
+    ) == ["response-summary"]
