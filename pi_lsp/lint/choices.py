@@ -79,7 +79,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only)\b"
+    r"develop|launch|start|configure|apply|only|pin|give|end(?!-))\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 _MODAL_DIRECTIVE = re.compile(
@@ -153,7 +153,7 @@ _STATEMENT = re.compile(
     r"indented|wrapped|kept|limited|capped|pinned|squash-merged|squashed|rebased|merged|"
     r"typed|checked|validated|logged|handled|stored|named|versioned|required|"
     r"configured|set|done|run|enforced|restricted)\b|"
-    r"lives?\s++(?:in|under|next to|beside|alongside|inside)|"
+    r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
     r"follows?|go(?:es)?\s++through|comes?\s++from|targets?|requires?|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
@@ -196,8 +196,8 @@ _MODIFIER_AFTER = re.compile(
 _NARRATIVE = re.compile(
     r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
     r"historically|last (?:year|month|week|quarter|release|sprint)|ago|until recently|"
-    r"in the past|back then|at first|migrated|moved|switched|replaced|converted|introduced|"
-    r"adopted|dropped|removed|started|decided)\b",
+    r"in the past(?! tense)|back then|at first|migrated|moved|switched|replaced|converted|"
+    r"introduced|adopted|dropped|removed|started|decided)\b",
     re.IGNORECASE,
 )
 #: a hedge before a value: the value is allowed, not chosen ("you may use …", "can be run
@@ -282,10 +282,88 @@ class _Hit:
 
 def _hits(text: str, masked: str | None = None) -> list[_Hit]:
     """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`)."""
-    return [
-        _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command, f.numeric)
-        for f in vocabulary.current().find(text, masked)
-    ]
+    return _by_naming_subject(
+        text,
+        [
+            _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command, f.numeric)
+            for f in vocabulary.current().find(text, masked)
+        ],
+    )
+
+
+_FOR_SUBJECT = re.compile(r"[\s`*_\x1a]*+for\s++(?!example\b|instance\b|now\b)\w", re.I)
+
+
+def _case_for_subject(body: str, hits: list[_Hit], offset: int) -> bool:
+    """Whether ``body`` is a terse naming rule: it opens with a naming case and says what it
+    is for ("snake_case for functions and variables", "`PascalCase` for components")."""
+    first = next((h for h in hits if h.start >= offset), None)
+    if first is None or not first.dimension.name.startswith("naming-"):
+        return False
+    if re.match(r"[\W_]*+$", body[: first.start - offset]) is None:
+        return False
+    return _FOR_SUBJECT.match(body, first.end - offset) is not None
+
+
+#: the nouns a naming case is stated for, and the role each one names ("" for a subject no
+#: role covers: classes, types, components, tables …, whose case is left unread)
+_NAMING_SUBJECT = re.compile(
+    r"\b(?:(?P<identifiers>identifiers?|variables?|functions?|methods?|locals?|params|"
+    r"parameters?|arguments?)|(?P<files>files?|file ?names?|modules?|director(?:y|ies)|"
+    r"folders?)|(?P<fields>fields?|keys?|properties|attributes?|json)|(?P<other>classes|"
+    r"types?|components?|tables?|columns?|constants?|enums?|urls?|routes?|env|"
+    r"environment variables?|css))\b",
+    re.IGNORECASE,
+)
+#: between a case and the subject it is for: "snake_case for Python functions"
+_FOR_GAP = re.compile(r"[\s`*_'\"\x1a]*+for\s++(?:[\w.-]++\s++){0,3}", re.IGNORECASE)
+_NAMING_ROLE = {"files": "naming-files", "fields": "naming-json-fields"}
+_NAMING_SUFFIX = {"files": " files", "fields": " fields"}
+
+
+def _by_naming_subject(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """Give each naming case found as an identifier case (camelCase, snake_case …) the role
+    of the subject it is said to be for ("PascalCase for classes"), else of the subject
+    nearest to it in the clause: "JSON fields are snake_case" speaks of fields,
+    "React component files are PascalCase" of files; a case stated for a subject no role
+    reads (classes, tables) is dropped, and one whose role already found the same words is
+    kept once."""
+    naming = [h for h in hits if h.dimension.name == "naming-identifiers"]
+    if not naming:
+        return hits
+    subjects = list(_NAMING_SUBJECT.finditer(text))
+    by_name = vocabulary.current().by_name
+    taken = [(h.start, h.end) for h in hits if h.dimension.name != "naming-identifiers"]
+    out: list[_Hit] = []
+    for hit in hits:
+        if hit.dimension.name != "naming-identifiers":
+            out.append(hit)
+            continue
+        near = next(
+            (
+                m
+                for m in subjects
+                if m.start() >= hit.end and _FOR_GAP.fullmatch(text, hit.end, m.start())
+            ),
+            None,
+        ) or min(
+            subjects,
+            key=lambda m: hit.start - m.end() if m.end() <= hit.start else m.start() - hit.end,
+            default=None,
+        )
+        kind = near.lastgroup if near is not None else "identifiers"
+        if kind == "identifiers":
+            out.append(hit)
+            continue
+        role = _NAMING_ROLE.get(kind or "", "")
+        dimension = by_name.get(role)
+        value = hit.value + _NAMING_SUFFIX.get(kind or "", "")
+        if dimension is None or value not in {v.name for v in dimension.values}:
+            continue
+        if any(s < hit.end and hit.start < e for s, e in taken):
+            continue
+        out.append(_Hit(dimension, value, hit.start, hit.end, hit.group, hit.command, hit.numeric))
+    return out
 
 
 #: The character that stands for inline code in a clause's masked text.
@@ -391,6 +469,8 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
                 # "our formatter is Prettier" names its value right after the verb; "this is
                 # an npm monorepo" describes, it does not set
                 value_by = after_verb
+    if not directive:
+        directive = _case_for_subject(masked[body_start:], hits, body_start)
     prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = _NEGATED_START.match(neutral) is not None
@@ -435,6 +515,10 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
             choices.append(
                 Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
             )
+    answers = _label_answers(clause, label, hits)
+    if answers:
+        answered = {(c.dimension, c.value) for c in answers}
+        choices = [c for c in choices if (c.dimension, c.value) not in answered] + answers
     return _drop_ambiguous(choices)
 
 
@@ -442,6 +526,36 @@ def _holds_subject(hit: _Hit, verb_end: int) -> bool:
     """Whether ``hit`` was found together with its subject: a number with its unit, or a
     value whose pattern runs from the subject across the verb to the value."""
     return hit.numeric or hit.start < verb_end < hit.end
+
+
+#: the whole body of a ``Label: value`` line that answers a yes/no label ("Trailing commas:
+#: none", "Semicolons: always")
+_LABEL_NO = re.compile(
+    r"\W*+(?:none|no|never|off|false|disallowed|forbidden|not allowed)\b(?!\s++\w)", re.I
+)
+_LABEL_YES = re.compile(r"\W*+(?:always|yes|on|true|required|mandatory)\b(?!\s++\w)", re.IGNORECASE)
+
+
+def _label_answers(clause: str, label: re.Match[str] | None, hits: list[_Hit]) -> list[Choice]:
+    """The choice of a label that names a value and a body that only says yes or no to it
+    ("Trailing commas: none" rejects trailing commas, "Semicolons: always" prefers them).
+    Words after the answer (an explanation) must not go on as a sentence. The answer decides
+    the stance of those values, whatever the rest of the clause reads as."""
+    if label is None:
+        return []
+    body = clause[label.start(2) :]
+    stance: Stance | None = None
+    if _LABEL_NO.match(body):
+        stance = "reject"
+    elif _LABEL_YES.match(body):
+        stance = "prefer"
+    if stance is None:
+        return []
+    return [
+        Choice(h.dimension.name, h.value, stance, h.start, h.end, h.group)
+        for h in hits
+        if h.end <= label.end(1)
+    ]
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:
