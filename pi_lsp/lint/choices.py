@@ -82,6 +82,31 @@ _VERBS = (
     r"develop|launch|start|configure|apply|only)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
+# An imperative whose verb names the work, not the choice ("Log with winston", "Validate
+# input with zod", "Read the keys from Vault", "Store sessions in Redis"): it chooses only
+# the values that its preposition introduces (see _TOOL_PREPOSITION).
+_TOOL_VERBS = (
+    r"(?:log(?!\s++(?:in|on|out)\b)|validate|bundle|create|expose|read|store|parse|deploy|"
+    r"compile|transpile|serialize|generate|render|send|route|fetch|load|persist|cache|"
+    r"publish|package|provision|document|style|type-?check|encrypt|authenticate|track|trace|"
+    r"monitor|emit|schedule|queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
+    r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
+    r"bootstrap|scaffold|pull|version|release|ship)\b"
+)
+_TOOL_DIRECTIVE = re.compile(_LEAD + _TOOL_VERBS, re.IGNORECASE)
+#: what comes right before a value that a work verb chooses: "with", "via", "through",
+#: "using", "from", "in", "into" (an article and a mark may stand between)
+_TOOL_PREPOSITION = re.compile(
+    r"\b(?:with|via|through|using|from|in|into)\s++(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$",
+    re.IGNORECASE,
+)
+#: a value that names where to read about something, not what to use ("in the pnpm docs")
+_DOCUMENT_AFTER = re.compile(
+    r"[\s`*_\"'\x1a]{0,3}(?:docs?|documentation|guides?|manual|readme|website|site|blog|"
+    r"issues?|issue tracker|tracker|changelog|release notes|handbook|tutorials?|faq|repo|"
+    r"repository|forums?|discord|slack|community|account|team)\b",
+    re.IGNORECASE,
+)
 _MODAL_DIRECTIVE = re.compile(
     r"\b(?:must|should|always|need to|have to|has to|required to|make sure to|be sure to)\s+"
     r"(?:only\s+|always\s+)?(?:be\s+)?(?:use|run|written|formatted|indented|managed|installed|"
@@ -359,6 +384,9 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     #: values before this offset are the subject of a stated convention, not its choice
     after_verb = 0
     value_by: int | None = None
+    by_preposition = False
+    if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
+        directive = by_preposition = True
     if not directive:
         statement = _statement(masked[body_start:])
         if statement is not None:
@@ -376,6 +404,8 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     hits = [h for h in hits if h.start < cut and (h.start >= after_verb or _labelled(h, label))]
     if value_by is not None:
         hits = [h for h in hits if _COPULA_FILL.fullmatch(masked, value_by, h.start)]
+    if by_preposition:
+        hits = [h for h in hits if _by_preposition(h, masked)]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
@@ -402,6 +432,17 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
                 Choice(hit.dimension.name, hit.value, stance, hit.start, hit.end, hit.group)
             )
     return _drop_ambiguous(choices)
+
+
+def _by_preposition(hit: _Hit, masked: str) -> bool:
+    """Whether a preposition that introduces a tool stands right before ``hit``: "with
+    zod", "from Vault", "in `Redis`"; inside inline code, before the code span."""
+    code = _code_span(masked, hit.start)
+    start = code[0] if code is not None else hit.start
+    end = code[1] if code is not None else hit.end
+    if _DOCUMENT_AFTER.match(masked, end):
+        return False
+    return _TOOL_PREPOSITION.search(masked, max(0, start - 24), start) is not None
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:

@@ -28,6 +28,7 @@ file as given, the range covering the sentence's text.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from bisect import bisect_right
@@ -693,7 +694,7 @@ class _Extractor:
             # a clause opened by a scope ("For the docs site, use npm") makes its choices in
             # that scope: they are read from the rest of the clause, the scope goes in
             # ``scope``; the first scoped clause of a sentence gives the sentence's scope
-            scoped = opening_scope(clause)
+            scoped = opening_scope(clause, os.path.dirname(self.path))
             body = 0
             if scoped is not None:
                 languages, condition, body = scoped
