@@ -79,7 +79,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only)\b"
+    r"develop|launch|start|configure|apply|only|pin)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate
@@ -180,6 +180,7 @@ _STATEMENT = re.compile(
     r"configured|set|done|run|enforced|restricted)\b|"
     r"lives?\s++(?:in|under|next to|beside|alongside|inside)|"
     r"follows?|go(?:es)?\s++through|comes?\s++from|targets?|requires?|"
+    r"(?:starts?|begins?|opens?)\s++with|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
     re.IGNORECASE,

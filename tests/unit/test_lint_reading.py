@@ -137,3 +137,31 @@ def test_a_nested_file_naming_its_own_folder_contradicts_the_root_rule() -> None
     # the same sentence in another package's file is a condition on another part: no conflict
     api = ("services/api/AGENTS.md", "- In the worker, log with winston.\n")
     assert [f.rule for f in find_conflicts([root, api])] == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("Pin exact versions in every manifest.", {("dependency-pinning", "exact pins", "prefer")}),
+        (
+            "Every source file starts with an SPDX header.",
+            {("license-header", "license headers", "prefer")},
+        ),
+        (
+            "Each commit message begins with a Conventional Commits type.",
+            {("commit-convention", "Conventional Commits", "prefer")},
+        ),
+        ("The pipeline starts with npm ci.", set()),
+        ("Pin the Node version in `.nvmrc`.", set()),
+    ],
+)
+def test_pin_and_starts_with_state_a_choice(
+    clause: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert picks(clause) == expected
+
+
+def test_a_file_header_rule_against_a_folder_that_forbids_it() -> None:
+    root = ("AGENTS.md", "Every source file starts with the SPDX header.\n")
+    site = ("site/AGENTS.md", "Do not add license headers to these pages.\n")
+    assert [f.rule for f in find_conflicts([root, site])] == ["conflicting-instructions"]
