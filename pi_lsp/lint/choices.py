@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_lsp.lint import vocabulary
+from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
 __all__ = ["DIMENSIONS", "Choice", "Dimension", "ValueSpec", "contradicts", "read_choices"]
@@ -241,17 +242,21 @@ _OBLIGATION = re.compile(
 )
 
 
-def _statement(clause: str) -> re.Match[str] | None:
+def _statement(clause: str, folder: str = "") -> re.Match[str] | None:
     """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
     not one: a partial subject ("some packages"), a subject that names a part of the project
-    by its path or code (a scope), past-tense narrative, a hedge, a question."""
+    by its path or code (a scope), past-tense narrative, a hedge, a question. A subject that
+    names ``folder``, the folder of the file ("The docs site uses npm" in ``docs/``), is the
+    file's own scope: the statement stands."""
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
     match = _STATEMENT.match(clause)
     if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
         return None
     subject = match.group("subject") or ""
-    if CODE_MASK in subject or "/" in subject or _SCOPED_SUBJECT.search(subject):
+    if CODE_MASK in subject or "/" in subject:
+        return None
+    if _SCOPED_SUBJECT.search(subject) and not names_own_folder("in " + subject, folder):
         return None
     if _HEDGE.search(clause, 0, match.end()):
         return None
@@ -362,14 +367,15 @@ def _stance(
     return "prefer"
 
 
-def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
+def read_choices(clause: str, masked: str | None = None, folder: str = "") -> list[Choice]:
     """The choices one clause makes.
 
     ``clause`` is plain text (Markdown removed, inline code kept as its content); ``masked``
     is the same text with every character of inline code replaced by :data:`CODE_MASK`, so
     that words inside code never count as negations ("npm run build --no-lint") and tool
     names inside code count only as the command itself (`pnpm test`, `uv run pytest`).
-    Offsets in the result index ``clause``.
+    Offsets in the result index ``clause``. ``folder`` is the folder of the file the clause
+    is in: a subject naming it is no partial subject.
     """
     masked = clause if masked is None else masked
     hits = _hits(clause, masked)
@@ -389,7 +395,7 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
         directive = by_preposition = True
     if not directive:
-        statement = _statement(masked[body_start:])
+        statement = _statement(masked[body_start:], folder)
         if statement is not None:
             directive = True
             if "required" not in statement.group(0).lower():  # "Node 20 is required"

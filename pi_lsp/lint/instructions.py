@@ -701,7 +701,8 @@ class _Extractor:
                 limits = bool(languages or condition)
                 if limits and (opening is None or (condition and not opening[1])):
                     opening = (languages, condition)
-            for choice in read_choices(clause[body:], masked[c_begin + body : c_end]):
+            folder = os.path.dirname(self.path)
+            for choice in read_choices(clause[body:], masked[c_begin + body : c_end], folder):
                 choices.append(
                     Choice(
                         choice.dimension,

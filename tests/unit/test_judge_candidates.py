@@ -12,7 +12,8 @@ def pairs(*files: tuple[str, str]) -> set[tuple[str, str, str]]:
 def test_a_described_choice_against_a_rule_is_a_candidate() -> None:
     found = pairs(
         ("/r/AGENTS.md", "- Always use pnpm to install dependencies.\n"),
-        ("/r/docs/AGENTS.md", "The docs site is built with npm.\n"),
+        # another part of the repo than the file's own folder: a description, not a rule
+        ("/r/web/AGENTS.md", "The docs site is built with npm.\n"),
     )
     assert found == {
         (
@@ -51,7 +52,11 @@ def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> N
     forms = "# Forms\n\n## Validation\n\n- Use formcheck schemas for form validation.\n"
     found = pairs(("/r/AGENTS.md", root), ("/r/forms/AGENTS.md", forms))
     assert found == {
-        ("topic", "Validate all external input with schemagate.", "Use formcheck schemas for form validation.")
+        (
+            "topic",
+            "Validate all external input with schemagate.",
+            "Use formcheck schemas for form validation.",
+        )
     }
 
 

@@ -165,3 +165,16 @@ def test_a_file_header_rule_against_a_folder_that_forbids_it() -> None:
     root = ("AGENTS.md", "Every source file starts with the SPDX header.\n")
     site = ("site/AGENTS.md", "Do not add license headers to these pages.\n")
     assert [f.rule for f in find_conflicts([root, site])] == ["conflicting-instructions"]
+
+
+def test_a_subject_naming_the_files_own_folder_states_its_rule() -> None:
+    root = ("AGENTS.md", "- Use pnpm.\n")
+    docs = ("docs/AGENTS.md", "The docs site uses npm.\n")
+    [finding] = find_conflicts([root, docs])
+    assert finding.rule == "conflicting-instructions"
+    assert finding.where.path == "docs/AGENTS.md"
+    # the same sentence in another folder speaks of another part of the repo: no rule
+    web = ("apps/web/AGENTS.md", "The docs site uses npm.\n")
+    assert [f.rule for f in find_conflicts([root, web])] == []
+    assert read_choices("The legacy app uses yarn.", None, "apps/legacy") != []
+    assert read_choices("The legacy app uses yarn.", None, "apps/web") == []
