@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_lsp.lint import vocabulary
+from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
 __all__ = ["DIMENSIONS", "Choice", "Dimension", "ValueSpec", "contradicts", "read_choices"]
@@ -82,6 +83,31 @@ _VERBS = (
     r"develop|launch|start|configure|apply|only|pin|give|end(?!-))\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
+# An imperative whose verb names the work, not the choice ("Log with winston", "Validate
+# input with zod", "Read the keys from Vault", "Store sessions in Redis"): it chooses only
+# the values that its preposition introduces (see _TOOL_PREPOSITION).
+_TOOL_VERBS = (
+    r"(?:log(?!\s++(?:in|on|out)\b)|validate|bundle|create|expose|read|store|parse|deploy|"
+    r"compile|transpile|serialize|generate|render|send|route|fetch|load|persist|cache|"
+    r"publish|package|provision|document|style|type-?check|encrypt|authenticate|track|trace|"
+    r"monitor|emit|schedule|queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
+    r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
+    r"bootstrap|scaffold|pull|version|release|ship)\b"
+)
+_TOOL_DIRECTIVE = re.compile(_LEAD + _TOOL_VERBS, re.IGNORECASE)
+#: what comes right before a value that a work verb chooses: "with", "via", "through",
+#: "using", "from", "in", "into" (an article and a mark may stand between)
+_TOOL_PREPOSITION = re.compile(
+    r"\b(?:with|via|through|using|from|in|into)\s++(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$",
+    re.IGNORECASE,
+)
+#: a value that names where to read about something, not what to use ("in the pnpm docs")
+_DOCUMENT_AFTER = re.compile(
+    r"[\s`*_\"'\x1a]{0,3}(?:docs?|documentation|guides?|manual|readme|website|site|blog|"
+    r"issues?|issue tracker|tracker|changelog|release notes|handbook|tutorials?|faq|repo|"
+    r"repository|forums?|discord|slack|community|account|team)\b",
+    re.IGNORECASE,
+)
 _MODAL_DIRECTIVE = re.compile(
     r"\b(?:must|should|always|need to|have to|has to|required to|make sure to|be sure to)\s+"
     r"(?:only\s+|always\s+)?(?:be\s+)?(?:use|run|written|formatted|indented|managed|installed|"
@@ -155,6 +181,7 @@ _STATEMENT = re.compile(
     r"configured|set|done|run|enforced|restricted)\b|"
     r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
     r"follows?|go(?:es)?\s++through|comes?\s++from|targets?|requires?|"
+    r"(?:starts?|begins?|opens?)\s++with|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
     re.IGNORECASE,
@@ -231,17 +258,21 @@ _OBLIGATION = re.compile(
 )
 
 
-def _statement(clause: str) -> re.Match[str] | None:
+def _statement(clause: str, folder: str = "") -> re.Match[str] | None:
     """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
     not one: a partial subject ("some packages"), a subject that names a part of the project
-    by its path or code (a scope), past-tense narrative, a hedge, a question."""
+    by its path or code (a scope), past-tense narrative, a hedge, a question. A subject that
+    names ``folder``, the folder of the file ("The docs site uses npm" in ``docs/``), is the
+    file's own scope: the statement stands."""
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
     match = _STATEMENT.match(clause)
     if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
         return None
     subject = match.group("subject") or ""
-    if CODE_MASK in subject or "/" in subject or _SCOPED_SUBJECT.search(subject):
+    if CODE_MASK in subject or "/" in subject:
+        return None
+    if _SCOPED_SUBJECT.search(subject) and not names_own_folder("in " + subject, folder):
         return None
     if _EXTERNAL_SUBJECT.search(subject):
         return None
@@ -436,14 +467,15 @@ def _stance(
     return "prefer"
 
 
-def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
+def read_choices(clause: str, masked: str | None = None, folder: str = "") -> list[Choice]:
     """The choices one clause makes.
 
     ``clause`` is plain text (Markdown removed, inline code kept as its content); ``masked``
     is the same text with every character of inline code replaced by :data:`CODE_MASK`, so
     that words inside code never count as negations ("npm run build --no-lint") and tool
     names inside code count only as the command itself (`pnpm test`, `uv run pytest`).
-    Offsets in the result index ``clause``.
+    Offsets in the result index ``clause``. ``folder`` is the folder of the file the clause
+    is in: a subject naming it is no partial subject.
     """
     masked = clause if masked is None else masked
     hits = _hits(clause, masked)
@@ -459,8 +491,11 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
     #: values before this offset are the subject of a stated convention, not its choice
     after_verb = 0
     value_by: int | None = None
+    by_preposition = False
+    if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
+        directive = by_preposition = True
     if not directive:
-        statement = _statement(masked[body_start:])
+        statement = _statement(masked[body_start:], folder)
         if statement is not None:
             directive = True
             if "required" not in statement.group(0).lower():  # "Node 20 is required"
@@ -490,6 +525,8 @@ def read_choices(clause: str, masked: str | None = None) -> list[Choice]:
             for h in hits
             if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
         ]
+    if by_preposition:
+        hits = [h for h in hits if _by_preposition(h, masked)]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
@@ -556,6 +593,17 @@ def _label_answers(clause: str, label: re.Match[str] | None, hits: list[_Hit]) -
         for h in hits
         if h.end <= label.end(1)
     ]
+
+
+def _by_preposition(hit: _Hit, masked: str) -> bool:
+    """Whether a preposition that introduces a tool stands right before ``hit``: "with
+    zod", "from Vault", "in `Redis`"; inside inline code, before the code span."""
+    code = _code_span(masked, hit.start)
+    start = code[0] if code is not None else hit.start
+    end = code[1] if code is not None else hit.end
+    if _DOCUMENT_AFTER.match(masked, end):
+        return False
+    return _TOOL_PREPOSITION.search(masked, max(0, start - 24), start) is not None
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:

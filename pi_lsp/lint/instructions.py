@@ -29,6 +29,7 @@ file as given, the range covering the sentence's text.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import threading
 import time
@@ -705,14 +706,15 @@ class _Extractor:
             # a clause opened by a scope ("For the docs site, use npm") makes its choices in
             # that scope: they are read from the rest of the clause, the scope goes in
             # ``scope``; the first scoped clause of a sentence gives the sentence's scope
-            scoped = opening_scope(clause)
+            scoped = opening_scope(clause, os.path.dirname(self.path))
             body = 0
             if scoped is not None:
                 languages, condition, body = scoped
                 limits = bool(languages or condition)
                 if limits and (opening is None or (condition and not opening[1])):
                     opening = (languages, condition)
-            for choice in read_choices(clause[body:], masked[c_begin + body : c_end]):
+            folder = os.path.dirname(self.path)
+            for choice in read_choices(clause[body:], masked[c_begin + body : c_end], folder):
                 choices.append(
                     Choice(
                         choice.dimension,

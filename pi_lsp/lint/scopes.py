@@ -227,17 +227,71 @@ def heading_languages(title: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def opening_scope(clause: str) -> tuple[frozenset[str], str, int] | None:
+#: generic nouns after a folder's name in a place phrase ("the worker service", "the
+#: extension app")
+_PLACE_NOUNS = frozenset(
+    {
+        "service",
+        "app",
+        "application",
+        "package",
+        "module",
+        "crate",
+        "library",
+        "lib",
+        "site",
+        "folder",
+        "directory",
+        "dir",
+        "project",
+        "subproject",
+        "workspace",
+        "component",
+        "plugin",
+        "cli",
+        "tool",
+        "binary",
+        "code",
+        "codebase",
+    }
+)
+_PLACE_OPENERS = frozenset({"in", "for", "within", "inside", "under", "on", "across"})
+_PLACE_ARTICLES = frozenset({"the", "this", "our", "these"})
+
+
+def names_own_folder(phrase: str, folder: str) -> bool:
+    """Whether a place phrase names the folder of the file it is written in ("in the
+    worker" in ``services/worker/AGENTS.md``, "for the extension" in ``apps/extension/``,
+    "in the docs site" in ``docs/``): the file's own scope, not a condition. A phrase that
+    names another part of the repository stays a condition."""
+    name = os.path.basename(os.path.normpath(folder)).lower() if folder else ""
+    words = phrase.lower().replace("`", " ").split()
+    if not name or not words or len(words) > 6 or words[0] not in _PLACE_OPENERS:
+        return False
+    words = words[1:]
+    while words and words[0] in _PLACE_ARTICLES:
+        words = words[1:]
+    while words and words[-1] in _PLACE_NOUNS:
+        words = words[:-1]
+    if not words:
+        return False
+    written = " ".join(words).strip("/.")
+    variants = {name, name.replace("-", " "), name.replace("_", " "), name.lstrip("@")}
+    return written in variants or written.rstrip("s") == name.rstrip("s")
+
+
+def opening_scope(clause: str, folder: str = "") -> tuple[frozenset[str], str, int] | None:
     """The scope phrase a clause opens with ("For the docs site, use npm"): the languages it
     names, its condition (empty when it only names languages) and where the rest of the clause
     begins; both empty for an opening that does not limit the clause ("In this package, …",
-    "In general, …", "Unlike the root AGENTS.md, …"); ``None`` when the clause opens with no
-    such phrase."""
+    "In general, …", "Unlike the root AGENTS.md, …", or a phrase naming ``folder``, the
+    file's own folder: "In the worker, …" in ``services/worker/``); ``None`` when the clause
+    opens with no such phrase."""
     match = _OPENING_SCOPE.match(clause)
     if match is None:
         return None
     phrase = match.group("phrase").strip()
-    if _NOT_A_CONDITION.match(phrase):
+    if _NOT_A_CONDITION.match(phrase) or names_own_folder(phrase, folder):
         return frozenset(), "", match.end()
     languages = languages_of(phrase) or heading_languages(phrase)
     if languages:
@@ -257,7 +311,7 @@ def scope_for(
         languages, condition = opening
     if not condition:
         trailing = _TRAILING_CONDITION.search(sentence)
-        if trailing is not None:
+        if trailing is not None and not names_own_folder(trailing.group(1), os.path.dirname(path)):
             condition = normalize_condition(trailing.group(1))
     if not languages:
         languages = languages_of(sentence)

@@ -55,8 +55,16 @@ _STRICT_LEAD = frozenset(
         "than",
         "over",
         "avoid",
+        "from",
+        "through",
     }
 )
+#: "in" before a strict value chooses it only for a role whose values need a context the
+#: clause names ("write new classes in Java": the language of new code)
+_CONTEXT_LEAD = frozenset({"in"})
+#: "<subject> is <value>" chooses a strict value when the subject names its role
+_COPULAS = frozenset({"is", "are"})
+_SUBJECT_OPENERS = frozenset({"all", "every", "new", "our", "the", "any", "each"})
 #: The words right before a command in prose that make it the command ("run make").
 _COMMAND_LEAD = frozenset({"run", "runs", "running", "use", "using", "via", "with", "through"})
 _ARTICLES = frozenset({"a", "an", "the", "only", "plain"})
@@ -551,7 +559,22 @@ def _strict_ok(
         return False
     gap = low[tokens[before][1] : start]
     leads = _COMMAND_LEAD if alias.command else _STRICT_LEAD
-    return tokens[before][2] in leads and (not gap or gap.isspace() or gap in ("`", "**"))
+    word = tokens[before][2]
+    led = word in leads or (
+        not alias.command and word in _CONTEXT_LEAD and alias.spec.context is not None
+    )
+    if not led and not alias.command and word in _COPULAS:
+        led = _names_role(alias.spec.dimension, low[: tokens[before][0]])
+    return led and (not gap or gap.isspace() or gap in ("`", "**"))
+
+
+def _names_role(dimension: Dimension, subject: str) -> bool:
+    """Whether the subject of "<subject> is/are <value>" names the value's role ("Config
+    files are YAML", "The bundler is Vite"), with "all", "new", "our" … before it."""
+    words = subject.strip(" \t-*#>_`").split()
+    while words and words[0] in _SUBJECT_OPENERS:
+        words = words[1:]
+    return 0 < len(words) <= 4 and bool(dimension.label_pattern.search(" ".join(words)))
 
 
 def _respec(spec: _Spec, dimension: Dimension) -> _Spec:

@@ -40,7 +40,7 @@ ROOT_TEXT = """# Tooling
 """
 DOCS_TEXT = """# Docs site
 
-The docs site is built with npm.
+The legacy site is built with npm.
 
 - Commit the generated files in dist so the site deploys.
 """
@@ -116,7 +116,7 @@ async def test_one_request_holds_every_pair_and_the_verdicts_become_findings(
     pairs = pairs_of(request)
     texts = {(p["earlier"]["text"], p["later"]["text"]) for p in pairs}
     assert texts == {
-        ("Always use pnpm to install dependencies.", "The docs site is built with npm."),
+        ("Always use pnpm to install dependencies.", "The legacy site is built with npm."),
         (
             "Never commit generated files to the repository.",
             "Commit the generated files in dist so the site deploys.",
@@ -154,7 +154,7 @@ async def test_a_second_run_asks_nothing_and_an_edit_asks_only_about_changed_tex
     third = await judge_chain(chain(tmp_path, edited), ask, MODEL, VerdictCache(path))
     assert len(server.requests) == 2
     [pair] = pairs_of(server.requests[1])  # only the pair whose text changed
-    assert pair["later"]["text"] == "The docs site is built with npm and deployed by CI."
+    assert pair["later"]["text"] == "The legacy site is built with npm and deployed by CI."
     assert third.cached == 1 and third.asked == 1
 
     other_model = await judge_chain(chain(tmp_path), ask, "local/other", VerdictCache(path))

@@ -44,7 +44,7 @@ def setup(tmp: Path, base_url: str | None) -> None:
         "# Tooling\n\n- Always use pnpm to install dependencies.\n- Use npm to install packages.\n"
     )
     (tmp / "ws" / "docs" / "AGENTS.md").write_text(
-        "# Docs site\n\nThe docs site is built with yarn.\n"
+        "# Docs site\n\nThe legacy site is built with yarn.\n"
     )
     if base_url is not None:
         models = {

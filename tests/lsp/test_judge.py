@@ -42,7 +42,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "# Tooling\n\n- Always use pnpm to install dependencies.\n"
     )
     (tmp_path / "ws" / "docs" / "AGENTS.md").write_text(
-        "# Docs site\n\nThe docs site is built with yarn.\n"
+        "# Docs site\n\nThe legacy site is built with yarn.\n"
     )
     return tmp_path / "ws"
 
@@ -217,14 +217,14 @@ async def test_idle_judging_and_an_edit_hides_the_verdict_until_it_is_judged_aga
             await wait_until(client, docs, lambda found: judged(found))  # idle after loading
             assert len(model.requests) == 1
             open_document(client, docs)
-            edited = "# Docs site\n\nThe docs site is built with yarn and Vite.\n"
+            edited = "# Docs site\n\nThe legacy site is built with yarn and Vite.\n"
             replace_document(client, docs, edited, 2)
             await wait_until(client, docs, lambda found: not judged(found))  # stale: hidden
             [finding] = judged(await wait_until(client, docs, lambda found: judged(found)))
             assert finding.range.start.line == 2
             assert len(model.requests) == 2
             assert [p["later"]["text"] for p in pairs_of(model.requests[1])] == [
-                "The docs site is built with yarn and Vite."
+                "The legacy site is built with yarn and Vite."
             ]
         finally:
             await client.shutdown_session()

@@ -12,7 +12,8 @@ def pairs(*files: tuple[str, str]) -> set[tuple[str, str, str]]:
 def test_a_described_choice_against_a_rule_is_a_candidate() -> None:
     found = pairs(
         ("/r/AGENTS.md", "- Always use pnpm to install dependencies.\n"),
-        ("/r/docs/AGENTS.md", "The docs site is built with npm.\n"),
+        # another part of the repo than the file's own folder: a description, not a rule
+        ("/r/web/AGENTS.md", "The docs site is built with npm.\n"),
     )
     assert found == {
         (
