@@ -436,6 +436,10 @@ def _code_span(masked: str, start: int) -> tuple[int, int] | None:
     return begin, end
 
 
+#: characters before and after a value that its stance is read from
+_CUE_WINDOW = 160
+
+
 def _stance(
     hit: _Hit, clause: str, neutral: str, prefer_context: bool, negated: bool
 ) -> Stance | None:
@@ -446,8 +450,12 @@ def _stance(
         if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]):
             return None  # a tool name inside a code snippet: `import { x } from "vitest"`
         start = code[0]
-    before = neutral[:start]
-    after = neutral[code[1] if code else hit.end :]
+    # the cues are read near the value only: the text before and after is cut to a window,
+    # so a clause naming many values costs each value the same (a 32 KB sentence of
+    # "use pnpm, " took seconds when every value copied and searched all the text before it)
+    before = neutral[max(0, start - _CUE_WINDOW) : start]
+    end = code[1] if code else hit.end
+    after = neutral[end : end + _CUE_WINDOW]
     if not hit.numeric and _MODIFIER_BEFORE.search(before) and _MODIFIER_AFTER.match(after):
         return None  # "the Vite plugin" names a plugin, it does not choose Vite
     if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):

@@ -417,6 +417,8 @@ def scoped_pairs(
         seen: set[int] = set()
         for new in later.instruction.choices:
             for earlier, old in by_dimension.get(new.dimension, ()):
+                if len(seen) >= _SCOPED_PER_LATER:
+                    break
                 if earlier.order in seen or not contradicts(new, old):
                     continue
                 reason = declined_reason(
@@ -429,8 +431,16 @@ def scoped_pairs(
                         DeclinedPair(later.instruction, earlier.instruction, new.dimension, reason)
                     )
         for new in later.instruction.choices:
-            by_dimension.setdefault(new.dimension, []).append((later, new))
+            known = by_dimension.setdefault(new.dimension, [])
+            if len(known) < _SCOPED_PER_DIMENSION:
+                known.append((later, new))
     return out
+
+
+#: pairs one later instruction may bring to :func:`scoped_pairs`, and the earlier choices kept
+#: per dimension to pair with: linear in the chain however often it repeats a choice
+_SCOPED_PER_LATER = 3
+_SCOPED_PER_DIMENSION = 64
 
 
 def _share_scope(a: Instruction, b: Instruction) -> bool:

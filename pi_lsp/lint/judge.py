@@ -400,15 +400,16 @@ async def judge_chain(
         try:
             answer = await ask(SYSTEM_PROMPT, request_text(asking, root))
         except Exception as error:
+            # the verdicts from the cache still stand: offline, what was judged stays shown
             run.error = str(error) or type(error).__name__
-            return run
-        verdicts, run.discarded = parse_verdicts(answer, asking)
-        for index, verdict in verdicts.items():
-            candidate, key = todo[index]
-            cache.put(key, verdict)
-            judged.append((candidate, verdict))
-        if save:
-            cache.save()
+        else:
+            verdicts, run.discarded = parse_verdicts(answer, asking)
+            for index, verdict in verdicts.items():
+                candidate, key = todo[index]
+                cache.put(key, verdict)
+                judged.append((candidate, verdict))
+            if save:
+                cache.save()
     for candidate, verdict in judged:
         if verdict.kind in ("conflict", "override"):
             run.findings.append(_finding(candidate, verdict, model))

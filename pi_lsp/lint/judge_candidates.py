@@ -61,6 +61,11 @@ _STEM = 5
 #: a stem in more earlier sentences than this is too common to pair sentences on
 _COMMON_STEM = 40
 _TOPIC_PER_SENTENCE = 1
+#: candidates one later sentence may bring from each kind of pair, and the sentences kept per
+#: dimension to pair with: the pairs stay linear in the sentences of a chain, whatever it
+#: repeats (the judge asks about at most 40 a run anyway)
+_PER_LATER = 3
+_PER_INDEX = 64
 #: stems two sentences of a topic pair share at least (a shared heading word counts one)
 _TOPIC_MIN = 2
 
@@ -94,20 +99,27 @@ def _differ(a: set[tuple[str, str]], b: set[tuple[str, str]]) -> bool:
 
 def _dimension_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
     named = [(i, mentions(i.normalized)) for i in instructions]
+    #: dimension -> the first sentences that name one of its values (at most _PER_INDEX)
+    by_dimension: dict[str, list[int]] = {}
     for later_at, (later, later_named) in enumerate(named):
-        if not later_named:
-            continue
-        for earlier, earlier_named in named[:later_at]:
-            for dimension, values in later_named.items():
-                other = earlier_named.get(dimension)
-                if other is None or not _differ(values, other):
+        paired: set[int] = set()
+        for dimension, values in later_named.items():
+            for earlier_at in by_dimension.get(dimension, ()):
+                if earlier_at in paired or len(paired) >= _PER_LATER:
+                    continue
+                earlier, earlier_named = named[earlier_at]
+                if not _differ(values, earlier_named[dimension]):
                     continue
                 if _chose(later, dimension) and _chose(earlier, dimension):
                     continue  # tier 1 read both choices and settled it
                 if not (later.directive or earlier.directive):
                     continue  # two descriptions: nothing is asked of the agent
+                paired.add(earlier_at)
                 yield Candidate(earlier, later, f"dimension:{dimension}")
-                break
+        for dimension in later_named:
+            known = by_dimension.setdefault(dimension, [])
+            if len(known) < _PER_INDEX:
+                known.append(later_at)
 
 
 def _first_word(action: str) -> str:
@@ -134,11 +146,15 @@ def _polarity_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
     for later_at, later in enumerate(instructions):
         shared: dict[int, int] = {}
         for word in words[later_at]:
-            for earlier_at in by_word.get(word, ()):
+            known = by_word.setdefault(word, [])
+            if len(known) > _COMMON_STEM:
+                continue  # a word in that many sentences pairs nothing in particular
+            for earlier_at in known:
                 shared[earlier_at] = shared.get(earlier_at, 0) + 1
-            by_word.setdefault(word, []).append(later_at)
+            known.append(later_at)
+        yielded = 0
         for earlier_at in sorted(shared):
-            if shared[earlier_at] < _MIN_SHARED_WORDS:
+            if shared[earlier_at] < _MIN_SHARED_WORDS or yielded >= _PER_LATER:
                 continue
             earlier = instructions[earlier_at]
             if earlier.action == later.action:
@@ -146,6 +162,7 @@ def _polarity_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
             if (later.polarity == "never" and doing(earlier, later)) or (
                 earlier.polarity == "never" and doing(later, earlier)
             ):
+                yielded += 1
                 yield Candidate(earlier, later, "polarity")
 
 

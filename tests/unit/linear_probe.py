@@ -119,6 +119,10 @@ UNITS: tuple[str, ...] = (
     "python 3",
     "pool size ",
     "the ",
+    # a verb and a value, many times in one sentence: every value's stance is read
+    "use pnpm, ",
+    "(use pnpm ",
+    '"use npm" ',
 )
 #: An opener once, then a filler that never closes it (an unclosed quote, code span, link, tag
 #: or frontmatter block, the value of a key), and a last character that makes a pattern

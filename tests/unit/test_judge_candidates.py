@@ -69,3 +69,20 @@ def test_unrelated_sentences_and_two_descriptions_are_not_candidates() -> None:
         ("/r/lib/AGENTS.md", "Some older packages used yarn.\n- Write docstrings in English.\n"),
     )
     assert found == set()
+
+
+def test_a_chain_that_repeats_one_rule_gives_pairs_linear_in_its_sentences() -> None:
+    # 400 bullets that all speak of the same thing: each later one may pair with every earlier
+    # one, but brings at most a few candidates, so the count grows with the sentences
+    text = "".join(
+        f"- {'Never' if i % 2 else 'Always'} edit generated file{i} by hand.\n"
+        f"- For package{i}, use {'npm' if i % 2 else 'yarn'}.\n"
+        for i in range(400)
+    )
+    found = chain_candidates([("/r/AGENTS.md", text), ("/r/pkg/AGENTS.md", text)])
+    assert 0 < len(found) <= 3 * 4 * 1600
+    per_later: dict[tuple[object, str], int] = {}
+    for candidate in found:
+        key = (candidate.later.where, candidate.reason.partition(":")[0])
+        per_later[key] = per_later.get(key, 0) + 1
+    assert max(per_later.values()) <= 3
