@@ -93,7 +93,7 @@ def check_sums(root, errs):
 
 def main():
     errs, stats = [], {}
-    for s in ("test", "dev"):
+    for s in ("test", "dev", "fresh"):
         root = os.path.join(HERE, s)
         if not os.path.isdir(root):
             continue
@@ -117,11 +117,11 @@ def main():
             check_sums(root, errs)
     for e in errs:
         print("ERROR", e)
-    for s in ("test", "dev"):
+    for s in ("test", "dev", "fresh"):
         if s in stats:
             print(s, dict(stats[s]))
     if "--stats" in sys.argv:
-        for s in ("test", "dev"):
+        for s in ("test", "dev", "fresh"):
             dims = stats.get(s + "/dims", {})
             for d in sorted({d for d, _ in dims}):
                 print(f"  {s}\t{dims[d, 'conflicts']}\t{dims[d, 'overrides']}\t{d}")
