@@ -31,6 +31,7 @@ formatters are exclusive only within one ecosystem (pytest and vitest can coexis
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -98,7 +99,8 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + _TOOL_VERBS, re.IGNORECASE)
 #: what comes right before a value that a work verb chooses: "with", "via", "through",
 #: "using", "from", "in", "into" (an article and a mark may stand between)
 _TOOL_PREPOSITION = re.compile(
-    r"\b(?:with|via|through|using|from|in|into)\s++(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$",
+    r"\b(?:with|via|through|using|from|in|into|on|onto|by)\s++(?:the\s++|an?\s++)?"
+    r"[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
 #: a value that names where to read about something, not what to use ("in the pnpm docs")
@@ -186,6 +188,25 @@ _STATEMENT = re.compile(
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
     re.IGNORECASE,
 )
+#: A convention stated as a fact with any verb of how a project works, when a preposition
+#: introduces what it works with ("background jobs are processed by Sidekiq", "our CI runs on
+#: Buildkite", "errors are reported to Sentry", "the app is hosted on Vercel", "we deploy to
+#: Fly.io"): read only for the values after the verb (:func:`read_choices`), never to make a
+#: sentence a rule by itself (:func:`is_directive`). The subject is one to six whole words;
+#: a passive participle is any word ending in "ed" or a common irregular one.
+_FACT = re.compile(
+    r"^\W*+(?P<subject>(?:[\w`'\u2019@./*+-]++\s++){1,6}?)"
+    r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
+    r"(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
+    r"hosted|spun up))"
+    r"|(?:runs?|go(?:es)?|talks?|lives?|deploys?|ships?|connects?|sits?|lands?|flows?|"
+    r"points?|writes?|reads?|sends?|publish(?:es)?|releases?|hosts?|stores?|caches?|logs?|"
+    r"tracks?|reports?|serves?|renders?|routes?|syncs?|depends?|persists?|queues?|pulls?|"
+    r"pushes?|push|streams?|emits?|authenticates?|deploy|ship|host|run|talk|connect|sync|"
+    r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve))"
+    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at)\b",
+    re.IGNORECASE,
+)
 #: a subject that speaks of some cases only ("some packages use …", "older services …")
 _PARTIAL_SUBJECT = re.compile(
     r"^\W*+(?:some|several|many|most|few|a few|certain|other|others|older|legacy|one|two|"
@@ -258,21 +279,32 @@ _OBLIGATION = re.compile(
 )
 
 
-def _statement(clause: str, folder: str = "") -> re.Match[str] | None:
+def _statement(
+    clause: str,
+    folder: str = "",
+    general: bool = False,
+    role_named: Callable[[str], bool] | None = None,
+) -> re.Match[str] | None:
     """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
     not one: a partial subject ("some packages"), a subject that names a part of the project
     by its path or code (a scope), past-tense narrative, a hedge, a question. A subject that
     names ``folder``, the folder of the file ("The docs site uses npm" in ``docs/``), is the
-    file's own scope: the statement stands."""
+    file's own scope: the statement stands. With ``general``, any verb of how the project
+    works introduces the values after it (:data:`_FACT`). A subject that ``role_named``
+    says names the role of a value ("our CI runs on Buildkite") is no scope."""
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
-    match = _STATEMENT.match(clause)
+    match = (_FACT.match(clause) if general else None) or _STATEMENT.match(clause)
     if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
         return None
     subject = match.group("subject") or ""
     if CODE_MASK in subject or "/" in subject:
         return None
-    if _SCOPED_SUBJECT.search(subject) and not names_own_folder("in " + subject, folder):
+    if (
+        _SCOPED_SUBJECT.search(subject)
+        and not names_own_folder("in " + subject, folder)
+        and not (role_named is not None and role_named(subject))
+    ):
         return None
     if _EXTERNAL_SUBJECT.search(subject):
         return None
@@ -503,12 +535,19 @@ def read_choices(clause: str, masked: str | None = None, folder: str = "") -> li
     if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
         directive = by_preposition = True
     if not directive:
-        statement = _statement(masked[body_start:], folder)
+        named = _value_is_role(masked, body_start, hits)
+        if named:
+            directive = True
+            hits = named
+    if not directive:
+        statement = _statement(
+            masked[body_start:], folder, True, lambda subject: _names_a_role(subject, hits)
+        )
         if statement is not None:
             directive = True
             if "required" not in statement.group(0).lower():  # "Node 20 is required"
                 after_verb = body_start + statement.end()
-            if statement.group("copula") is not None:
+            if statement.re is _STATEMENT and statement.group("copula") is not None:
                 # "our formatter is Prettier" names its value right after the verb; "this is
                 # an npm monorepo" describes, it does not set
                 value_by = after_verb
@@ -565,6 +604,43 @@ def read_choices(clause: str, masked: str | None = None, folder: str = "") -> li
         answered = {(c.dimension, c.value) for c in answers}
         choices = [c for c in choices if (c.dimension, c.value) not in answered] + answers
     return _drop_ambiguous(choices)
+
+
+#: "<value> is our <role>" / "<value> is the <role>" ("Docker is our container runtime",
+#: "Redis is the cache"): the value comes first, the words after the article name its role
+_VALUE_IS_ROLE = re.compile(
+    r"\W*+(?:[\w`'\u2019@./+\x1a-]++\s++){1,3}?(?:is|are)\s++(?:our|the)\s++"
+    r"(?P<role>[\w-]++(?:\s++[\w-]++){0,3})",
+    re.IGNORECASE,
+)
+
+
+def _value_is_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The values a "<value> is our <role>" clause chooses: those before the verb whose role
+    the words after it name (the first one to four of them)."""
+    match = _VALUE_IS_ROLE.match(masked, start)
+    if match is None:
+        return []
+    words = match.group("role").lower().split()
+    phrases = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+    verb = match.start("role")
+    return [
+        hit
+        for hit in hits
+        if hit.end <= verb and any(hit.dimension.label_pattern.search(p) for p in phrases)
+    ]
+
+
+def _names_a_role(subject: str, hits: list[_Hit]) -> bool:
+    """Whether a statement's subject names the role of one of the clause's values ("our CI"
+    for a CI system, "the database" for PostgreSQL)."""
+    words = subject.lower().strip(" \t-*#>_`").split()
+    while words and words[0] in ("our", "the", "all", "every", "any", "this", "its"):
+        words = words[1:]
+    if not 0 < len(words) <= 4:
+        return False
+    named = " ".join(words)
+    return any(hit.dimension.label_pattern.search(named) for hit in hits)
 
 
 def _holds_subject(hit: _Hit, verb_end: int) -> bool:

@@ -57,11 +57,16 @@ _STRICT_LEAD = frozenset(
         "avoid",
         "from",
         "through",
+        "by",
+        "on",
+        "to",
+        "into",
     }
 )
 #: "in" before a strict value chooses it only for a role whose values need a context the
-#: clause names ("write new classes in Java": the language of new code)
-_CONTEXT_LEAD = frozenset({"in"})
+#: clause names ("write new classes in Java": the language of new code), or when the value is
+#: capitalised as a name ("secrets are stored in Vault")
+_CONTEXT_LEAD = frozenset({"in", "at"})
 #: "<subject> is <value>" chooses a strict value when the subject names its role
 _COPULAS = frozenset({"is", "are"})
 _SUBJECT_OPENERS = frozenset({"all", "every", "new", "our", "the", "any", "each"})
@@ -187,9 +192,36 @@ def _label_pattern(role: Role) -> LabelMatcher:
             if not words:
                 continue
             names.append(" ".join(words))
-            if len(words) >= 2 and words[-1] in ("library", "tool", "service", "format", "style"):
+            if len(words) >= 2 and words[0] in _LABEL_QUALIFIERS:
+                words = words[1:]
+                names.append(" ".join(words))
+            if len(words) >= 2 and words[-1] in _GENERIC_HEADS:
                 names.append(" ".join(words[:-1]))
     return LabelWords(frozenset(names))
+
+
+#: the last word of a role's label that says only what kind of thing its values are: the
+#: words before it name the role ("email provider" is named by "email:")
+_GENERIC_HEADS = frozenset(
+    {
+        "library",
+        "tool",
+        "service",
+        "format",
+        "style",
+        "provider",
+        "platform",
+        "system",
+        "framework",
+        "engine",
+        "client",
+        "store",
+        "runtime",
+    }
+)
+#: a first word of a role's label that a label in a file may leave out ("primary database"
+#: is named by "database:")
+_LABEL_QUALIFIERS = frozenset({"primary", "main", "default"})
 
 
 def _unit_alternation(words: Sequence[str]) -> str:
@@ -547,6 +579,8 @@ def _strict_ok(
     after a label naming its role ("Bundler: Vite")."""
     if masked[start : start + 1] == CODE_MASK:
         return True
+    if _followed_by_role(alias, tokens, index):
+        return True
     colon = low.find(":", 0, start)
     if 0 < colon < 60:
         label = low[:colon].strip(" \t-*#>_`")
@@ -561,11 +595,58 @@ def _strict_ok(
     leads = _COMMAND_LEAD if alias.command else _STRICT_LEAD
     word = tokens[before][2]
     led = word in leads or (
-        not alias.command and word in _CONTEXT_LEAD and alias.spec.context is not None
+        not alias.command
+        and word in _CONTEXT_LEAD
+        and (alias.spec.context is not None or _capitalised_name(masked, start))
     )
     if not led and not alias.command and word in _COPULAS:
         led = _names_role(alias.spec.dimension, low[: tokens[before][0]])
     return led and (not gap or gap.isspace() or gap in ("`", "**"))
+
+
+def _followed_by_role(alias: _Alias, tokens: Sequence[tuple[int, int, str]], index: int) -> bool:
+    """Whether the value is the subject of "<value> is our <role>" / "… are the <role>"
+    ("Docker is our container runtime", "Redis is the cache"): one to four words after the
+    article name its role."""
+    after = index + len(alias.words)
+    if after + 2 >= len(tokens):
+        return False
+    if tokens[after][2] not in _COPULAS or tokens[after + 1][2] not in ("our", "the"):
+        return False
+    words = [t[2] for t in tokens[after + 2 : after + 6]]
+    label = alias.spec.dimension.label_pattern
+    return any(label.search(" ".join(words[:n])) for n in range(len(words), 0, -1))
+
+
+def _capitalised_name(masked: str, start: int) -> bool:
+    """Whether the word at ``start`` is capitalised ("Render", not "REST": an acronym is
+    capitalised anyway) where a sentence does not capitalise every word."""
+    head = masked[start : start + 2]
+    return (
+        len(head) == 2
+        and head[0].isupper()
+        and head[1].islower()
+        and not (_sentence_start(masked, start))
+    )
+
+
+def _sentence_start(masked: str, start: int) -> bool:
+    """Whether the word at ``start`` opens a sentence, a list item or a label's value, where
+    every word is capitalised: only blanks and marks (no letter or digit) since the last
+    sentence end, colon or line start."""
+    at = start - 1
+    while at >= 0 and start - at <= _OPENING_WINDOW:
+        char = masked[at]
+        if char.isalnum() or char == CODE_MASK:
+            return False
+        if char in ".!?:\n|":
+            return True
+        at -= 1
+    return at < 0
+
+
+#: how far back :func:`_sentence_start` looks for a letter before a word (marks and blanks)
+_OPENING_WINDOW = 16
 
 
 def _names_role(dimension: Dimension, subject: str) -> bool:

@@ -197,3 +197,52 @@ def test_a_fragment_under_a_heading_that_names_the_dimension_is_its_value() -> N
 
 def test_a_label_whose_value_wraps_onto_the_next_line() -> None:
     assert values("- Package manager: only\n  pnpm, everywhere.\n") == [{("pnpm", "prefer")}]
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("Our CI runs on Buildkite.", {("Buildkite", "prefer")}),
+        ("Background jobs are processed by Sidekiq.", {("Sidekiq", "prefer")}),
+        ("Errors are reported to Sentry.", {("Sentry", "prefer")}),
+        ("Secrets are stored in Vault.", {("HashiCorp Vault", "prefer")}),
+        ("We host on Fly.io.", {("Fly.io", "prefer")}),
+        ("Data lives in MySQL.", {("MySQL", "prefer")}),
+        ("Docker is our container runtime.", {("Docker", "prefer")}),
+        ("Redis is the cache.", {("Redis", "prefer")}),
+        ("Postgres is the primary database.", {("PostgreSQL", "prefer")}),
+        ("Database: MySQL 8", {("MySQL", "prefer")}),
+    ],
+)
+def test_how_the_project_works_stated_with_any_verb_makes_a_choice(
+    clause: str, expected: set[tuple[str, str]]
+) -> None:
+    assert picks(clause) == expected
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "Black is the color of the logo.",
+        "React is the reason we picked this stack.",
+        "Some jobs are processed by Sidekiq.",
+        "The legacy worker is hosted on Heroku.",
+        "Jobs were processed by Sidekiq until last year.",
+        "Errors may be reported to Sentry.",
+        "Follow these patterns for cleaner React Native code.",
+    ],
+)
+def test_a_fact_about_part_of_the_project_or_its_past_chooses_nothing(clause: str) -> None:
+    assert picks(clause) == set()
+
+
+def test_a_fact_with_any_verb_meets_an_imperative_in_another_file() -> None:
+    findings = find_conflicts(
+        [
+            ("/repo/AGENTS.md", "# Ops\n\nBackground jobs are processed by Sidekiq.\n"),
+            ("/repo/api/AGENTS.md", "# API\n\n- Use GoodJob for background jobs.\n"),
+        ]
+    )
+    conflicts = [f for f in findings if f.rule == "conflicting-instructions"]
+    assert len(conflicts) == 1, findings
+    assert "Sidekiq" in conflicts[0].message and "GoodJob" in conflicts[0].message
