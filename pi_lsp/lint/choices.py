@@ -439,6 +439,13 @@ _COMMAND_PREFIX = re.compile(
     r"python3? -m|poetry run|hatch run|pdm run|just)\s+)?$",
     re.IGNORECASE,
 )
+#: a clause that ends on a place it only refers to ("… there", "… in that folder"): its choices
+#: hold in a part of the project named earlier, not everywhere
+_PLACE_REFERRED = re.compile(
+    r"\b(?:there|in it|in that (?:folder|directory|package|engine|app|module|service|crate))"
+    r"[\s.;:!)\]]*+$",
+    re.IGNORECASE,
+)
 _SCOPED = re.compile(
     r"^\W*(?:for|in|inside|within|under|when|if|unless|while|on|outside)\s+"
     r"(?!this\s+(?:package|directory|folder|repo|repository|project|subproject|workspace|module)"
@@ -521,6 +528,8 @@ def read_choices(clause: str, masked: str | None = None, folder: str = "") -> li
     hits = _hits(clause, masked)
     if not hits or _SCOPED.match(masked) or masked.rstrip().endswith("?"):
         return []
+    if _PLACE_REFERRED.search(masked):
+        return []  # "don't add RSpec files there": the place is one named before
     if _HEDGE_ANYWHERE.search(masked):
         return []
     label = _LABEL.match(clause)

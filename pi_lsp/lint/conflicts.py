@@ -41,6 +41,7 @@ also a never/always one.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -368,6 +369,7 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
     findings: list[Finding] = []
     with_choices = [p for p in placed if p.instruction.choices]
     index = _ChoiceIndex()
+    carved_out = _CarveOuts(placed)
     for position, later in enumerate(with_choices):
         reported: set[str] = set()
         for new in later.instruction.choices:
@@ -375,6 +377,8 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 continue
             scope = _compared_scope(later.instruction, new.dimension)
             at = index.earliest_contradicting(new, scope)
+            if at is not None and carved_out(later, with_choices[at], new):
+                at = None
             if at is not None:
                 earlier = with_choices[at]
                 old = next(c for c in earlier.instruction.choices if contradicts(new, c))
@@ -383,6 +387,35 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 paired.add((later.order, earlier.order))
         index.add(position, later.instruction.choices, later.instruction)
     return findings
+
+
+class _CarveOuts:
+    """Whether the earlier file itself makes room for a later choice: one of its sentences
+    names the later file's folder (as a path from the earlier file's folder) together with
+    the value the later file chooses ("the legacy `engines/billing_v1` keeps its Minitest
+    suite" in the root, "Tests here are Minitest" in that engine). The sentences naming a
+    folder are gathered once per pair of files."""
+
+    def __init__(self, placed: list[_Placed]) -> None:
+        self._placed = placed
+        self._naming: dict[tuple[int, str], str] = {}
+
+    def __call__(self, later: _Placed, earlier: _Placed, new: Choice) -> bool:
+        later_folder = os.path.dirname(later.instruction.path)
+        earlier_folder = os.path.dirname(earlier.instruction.path)
+        if later_folder == earlier_folder:
+            return False
+        relative = os.path.relpath(later_folder, earlier_folder).replace(os.sep, "/").lower()
+        if relative.startswith(".."):
+            return False
+        key = (earlier.file_index, relative)
+        if key not in self._naming:
+            self._naming[key] = "\n".join(
+                p.instruction.normalized
+                for p in self._placed
+                if p.file_index == earlier.file_index and relative in p.instruction.text.lower()
+            )
+        return new.value.lower() in self._naming[key]
 
 
 @dataclass(frozen=True, slots=True)

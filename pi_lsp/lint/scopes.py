@@ -115,7 +115,7 @@ _LANGUAGE_WORD = _word_alternation(_ALL_WORDS)
 #: the nouns a language names a scope with: "TypeScript files", "Python code"
 _SCOPE_NOUN = (
     r"(?:files?|code|sources?|source files?|modules?|packages?|projects?|tests?|components?|"
-    r"scripts?|services?|crates?|libraries|library|bindings?|snippets?|examples?)\b"
+    r"scripts?|services?|crates?|libraries|library|bindings?|snippets?|examples?|lines)\b"
 )
 _EXTENSION = _word_alternation(tuple(_EXTENSIONS))
 #: "`*.tsx`", "*.py", ".ts files"

@@ -86,6 +86,7 @@ def test_chunks_read_as_the_whole_file_on_the_lint_cases_and_dev_set() -> None:
 
 
 @pytest.mark.shared
+@pytest.mark.timeout(480)  # reads the whole corpus three times: ~40 s alone, more under load
 def test_chunks_read_as_the_whole_file_on_the_corpus() -> None:
     texts = _texts(CORPUS / "repos")
     assert len(texts) > 100

@@ -183,3 +183,21 @@ def test_the_time_budget_counts_the_threads_cpu_time_not_the_wall_clock() -> Non
             thread.join()
     assert wall > budget  # the wall clock alone would have stopped the reading
     assert not _out_of_time(findings)
+
+
+def test_a_root_that_makes_room_for_a_folder_is_not_contradicted_by_it() -> None:
+    root = (
+        "# Testing\n\nRSpec is the test framework for the app. The legacy `engines/billing_v1`"
+        " keeps its Minitest suite until it is rewritten; don't add RSpec files there.\n"
+    )
+    engine = "# Billing v1\n\nTests here are Minitest, run from the host app.\n"
+    findings = find_conflicts(
+        [("/repo/AGENTS.md", root), ("/repo/engines/billing_v1/AGENTS.md", engine)]
+    )
+    assert [f for f in findings if "conflicting" in f.rule] == []
+    # the same engine text under a folder the root does not name still conflicts
+    findings = find_conflicts(
+        [("/repo/AGENTS.md", root), ("/repo/engines/search/AGENTS.md", engine)]
+    )
+    conflicts = [f for f in findings if f.rule == "conflicting-instructions"]
+    assert len(conflicts) == 1 and "minitest" in conflicts[0].message.lower()

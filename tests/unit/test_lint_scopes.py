@@ -270,3 +270,10 @@ def test_a_condition_named_by_the_other_side_is_shared() -> None:
     assert not share_scope(
         in_tests, "in tests, mock it", Scope(condition="ci"), "in ci, in tests, never mock it"
     )
+
+
+def test_lines_of_a_language_name_it_as_a_scope() -> None:
+    from pi_lsp.lint.scopes import languages_of
+
+    assert languages_of("Python lines wrap at 100 characters.") == {"python"}
+    assert languages_of("Lines wrap at 100 characters.") == set()

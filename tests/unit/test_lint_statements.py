@@ -246,3 +246,9 @@ def test_a_fact_with_any_verb_meets_an_imperative_in_another_file() -> None:
     conflicts = [f for f in findings if f.rule == "conflicting-instructions"]
     assert len(conflicts) == 1, findings
     assert "Sidekiq" in conflicts[0].message and "GoodJob" in conflicts[0].message
+
+
+def test_a_clause_that_refers_back_to_a_place_chooses_nothing_everywhere() -> None:
+    assert picks("Don't add RSpec files there.") == set()
+    assert picks("Never use Jest in that package.") == set()
+    assert picks("Don't use Jest.") == {("jest", "reject")}
