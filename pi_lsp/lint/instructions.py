@@ -43,6 +43,7 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from pi_lsp.lint import vocabulary
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
 from pi_lsp.lint.frames import Frame, frames_of
@@ -749,10 +750,18 @@ class _Extractor:
                 choices=tuple(choices),
                 heading=heading,
                 override=self.section_override or self.block_override,
-                scope=scope_for(self.path, heading, readable, opening),
+                scope=scope_for(self.path, heading, readable, opening, _groups(choices, sentence)),
                 frames=frames_of(readable, masked),
             )
         )
+
+
+def _groups(choices: list[Choice], sentence: str) -> list[str]:
+    """The ecosystem groups of the values a sentence that makes choices names, chosen or not
+    ("Prettier with `printWidth: 80`" chooses a line length and names a JavaScript tool)."""
+    if not choices:
+        return []
+    return [c.group for c in choices] + [f.group for f in vocabulary.current().find(sentence)]
 
 
 #: attributes of :class:`_Extractor` that belong to the text being read, not to the state

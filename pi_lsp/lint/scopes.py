@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 #: language key -> the words that name it (whole words, any case but for :data:`_SHORT`)
@@ -300,11 +301,17 @@ def opening_scope(clause: str, folder: str = "") -> tuple[frozenset[str], str, i
 
 
 def scope_for(
-    path: str, heading: tuple[str, ...], sentence: str, opening: tuple[frozenset[str], str] | None
+    path: str,
+    heading: tuple[str, ...],
+    sentence: str,
+    opening: tuple[frozenset[str], str] | None,
+    groups: Iterable[str] = (),
 ) -> Scope:
     """The scope of a sentence of ``path`` under ``heading``: the languages of its opening
-    phrase, else those it names as a scope, else those of its nearest heading that names one;
-    the condition of its opening phrase, else of its last words ("… in CI.")."""
+    phrase, else those it names as a scope, else those of its nearest heading that names one,
+    else those of the ecosystem ``groups`` of the tools it chooses ("Prettier with `printWidth: 80`"
+    speaks of JavaScript and TypeScript); the condition of its opening phrase, else of its
+    last words ("… in CI.")."""
     languages: frozenset[str] = frozenset()
     condition = ""
     if opening is not None:
@@ -320,7 +327,31 @@ def scope_for(
             languages = heading_languages(title)
             if languages:
                 break
+    if not languages:
+        languages = frozenset(
+            language for group in groups for language in _GROUP_LANGUAGES.get(group, ())
+        )
     return Scope(os.path.dirname(path), languages, condition, heading)
+
+
+#: the ecosystem group of a catalogue value -> the languages a tool of that group works on
+_GROUP_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "js": ("javascript", "typescript"),
+    "ts": ("typescript",),
+    "node": ("javascript", "typescript"),
+    "python": ("python",),
+    "go": ("go",),
+    "rust": ("rust",),
+    "jvm": ("java", "kotlin"),
+    "java": ("java",),
+    "kotlin": ("kotlin",),
+    "ruby": ("ruby",),
+    "php": ("php",),
+    "dotnet": ("csharp",),
+    "elixir": ("elixir",),
+    "swift": ("swift",),
+    "cpp": ("cpp",),
+}
 
 
 def declined_reason(a: Scope, b: Scope) -> str | None:

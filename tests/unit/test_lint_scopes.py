@@ -277,3 +277,15 @@ def test_lines_of_a_language_name_it_as_a_scope() -> None:
 
     assert languages_of("Python lines wrap at 100 characters.") == {"python"}
     assert languages_of("Lines wrap at 100 characters.") == set()
+
+
+def test_a_tool_named_in_a_rule_gives_it_the_languages_of_its_ecosystem() -> None:
+    from pi_lsp.lint.conflicts import find_conflicts
+
+    root = "# Style\n\nPython lines wrap at 100 characters.\n"
+    web = "# Style\n\n- Prettier with `printWidth: 80`, single quotes.\n"
+    plain = "# Style\n\n- Wrap lines at 80 characters.\n"
+    for later, expected in ((web, 0), (plain, 1)):
+        findings = find_conflicts([("/r/AGENTS.md", root), ("/r/web/AGENTS.md", later)])
+        conflicts = [f for f in findings if f.rule == "conflicting-instructions"]
+        assert len(conflicts) == expected, (later, findings)
