@@ -6,7 +6,8 @@ chain (the context files one working directory loads, in prompt order) :func:`ju
 1. takes the candidate pairs (:func:`~pi_lsp.lint.judge_candidates.candidate_pairs`, less the
    pairs tier 1 already reported, plus any ``extra`` candidates), at most :data:`MAX_PAIRS`;
 2. looks each pair up in the :class:`VerdictCache` (keyed by a hash of :data:`JUDGE_VERSION`,
-   the model, and both texts with their headings and roles), so a steady state asks nothing
+   the model, both files' paths, and both texts with their headings and roles), so a steady
+   state asks nothing
    and an edit asks only about pairs that touch changed text;
 3. sends the rest in **one** request (:func:`request_text`) through an injected
    ``ask(system, user) -> text`` — the lint never talks to a provider itself;
@@ -223,17 +224,24 @@ def parse_verdicts(text: str, candidates: Sequence[Candidate]) -> tuple[dict[int
 # --- the cache -----------------------------------------------------------------------------------
 
 
-def pair_key(model: str, candidate: Candidate) -> str:
-    """The cache key of one pair for one model: the judge version, the model, and both
-    sentences with their headings and roles (same file or not). Paths and positions are left
-    out, so moving a sentence keeps its verdict."""
+def _key_path(path: str, root: str | None) -> str:
+    return path if root is None else shown_path(path, root)
+
+
+def pair_key(model: str, candidate: Candidate, root: str | None = None) -> str:
+    """The cache key of one pair for one model: the judge version, the model, both files'
+    paths (relative to the workspace ``root`` when given, so another checkout of the same
+    repository shares its verdicts), and both sentences with their headings and roles.
+    Positions are left out, so moving a sentence inside its file keeps its verdict; the paths
+    are in, so the same two sentences in another pair of folders are judged again (a rule of
+    ``docs/`` against the root is not a rule of ``web/`` against it)."""
     e, later = candidate.earlier, candidate.later
     same_file = e.path == later.path
     material = [
         JUDGE_VERSION,
         model,
-        ["earlier", list(e.heading), " ".join(e.text.split())],
-        ["later", list(later.heading), " ".join(later.text.split())],
+        ["earlier", _key_path(e.path, root), list(e.heading), " ".join(e.text.split())],
+        ["later", _key_path(later.path, root), list(later.heading), " ".join(later.text.split())],
         same_file,
     ]
     encoded = json.dumps(material, ensure_ascii=False, separators=(",", ":")).encode()
@@ -384,7 +392,7 @@ async def judge_chain(
     judged: list[tuple[Candidate, Verdict]] = []
     todo: list[tuple[Candidate, str]] = []
     for candidate in candidates:
-        key = pair_key(model, candidate)
+        key = pair_key(model, candidate, root)
         known = cache.get(key)
         if known is not None:
             run.cached += 1

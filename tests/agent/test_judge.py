@@ -161,6 +161,28 @@ async def test_a_second_run_asks_nothing_and_an_edit_asks_only_about_changed_tex
     assert other_model.asked == 2  # verdicts are per model
 
 
+async def test_a_verdict_is_kept_for_its_own_pair_of_files_only(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    server.handler = scripted()
+    path = str(tmp_path / "cache" / "judge.json")
+    ask = one_shot(resolved(server))
+    ws = tmp_path / "ws"
+    await judge_chain(chain(ws), ask, MODEL, VerdictCache(path), root=str(ws))
+    assert len(server.requests) == 1
+
+    # the same two files in another checkout of the repository: the verdicts hold
+    clone = tmp_path / "clone"
+    again = await judge_chain(chain(clone), ask, MODEL, VerdictCache(path), root=str(clone))
+    assert len(server.requests) == 1 and again.cached == 2
+
+    # the same sentences, but the later file is another folder's: judged anew
+    web = [(str(ws / "AGENTS.md"), ROOT_TEXT), (str(ws / "web" / "AGENTS.md"), DOCS_TEXT)]
+    moved = await judge_chain(web, ask, MODEL, VerdictCache(path), root=str(ws))
+    assert len(server.requests) == 2 and moved.cached == 0 and moved.asked == 2
+    assert {p["later"]["file"] for p in pairs_of(server.requests[1])} == {"web/AGENTS.md"}
+
+
 async def test_a_verdict_quoting_words_not_in_the_file_is_discarded(
     server: LocalHTTPServer, tmp_path: Path
 ) -> None:
