@@ -10,10 +10,13 @@ chain (the context files one working directory loads, in prompt order) :func:`ju
    state asks nothing
    and an edit asks only about pairs that touch changed text;
 3. sends the rest in **one** request (:func:`request_text`) through an injected
-   ``ask(system, user) -> text`` — the lint never talks to a provider itself;
+   ``ask(system, user) -> text`` — the lint never talks to a provider itself. What looks
+   like a credential in a sentence or heading is masked first (:func:`sent_text`), so a key
+   pasted into a context file never leaves the machine;
 4. reads the JSON answer (:func:`parse_verdicts`): one verdict per pair, ``conflict`` /
    ``override`` / ``scoped`` / ``compatible``, quoting both sentences and giving a one-line
-   reason. A verdict whose quotes are not in the sentences it names is discarded;
+   reason. A verdict whose quotes are not in the sentences it names (as they were sent,
+   masked) is discarded;
 5. turns ``conflict`` (warning) and ``override`` (information) into ``judged-conflict``
    findings on the later sentence, naming the earlier one and the model's reason.
 
@@ -45,6 +48,7 @@ from pi_lsp.lint.conflicts import (
 )
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.judge_candidates import Candidate, candidate_pairs
+from pi_lsp.prompt.credentials import MASK, mask_credentials
 from pi_lsp.resources.model import Finding, RelatedLocation
 from pi_lsp.resources.shown_paths import reference_from, shown_path
 
@@ -63,11 +67,12 @@ __all__ = [
     "pair_key",
     "parse_verdicts",
     "request_text",
+    "sent_text",
 ]
 
 JUDGED = "judged-conflict"
 #: part of every cache key: a change of prompt or reading makes every verdict stale
-JUDGE_VERSION = "1"
+JUDGE_VERSION = "2"
 #: pairs in one request; the rest wait for the next run (the cache keeps what was judged)
 MAX_PAIRS = 40
 #: characters of one sentence sent to the model
@@ -79,7 +84,8 @@ Kind = Literal["conflict", "override", "scoped", "compatible"]
 KINDS: tuple[Kind, ...] = ("conflict", "override", "scoped", "compatible")
 Ask = Callable[[str, str], Awaitable[str]]
 
-SYSTEM_PROMPT = """\
+SYSTEM_PROMPT = (
+    """\
 You review instructions that a coding agent reads together: context files (AGENTS.md, \
 CLAUDE.md) concatenated from a global file down to the working directory. Later text comes \
 later in the prompt. For each numbered pair of sentences, decide:
@@ -92,8 +98,10 @@ Answer with JSON only, no prose and no code fence: an object {"verdicts": [...]}
 item per pair: {"id": <pair id>, "verdict": "conflict"|"override"|"scoped"|"compatible", \
 "earlier_quote": "<words copied exactly from the earlier sentence>", "later_quote": "<words \
 copied exactly from the later sentence>", "reason": "<one line, at most 20 words>"}. Quote \
-the words that decide the verdict. When unsure, answer "compatible".\
+the words that decide the verdict. When unsure, answer "compatible". \
 """
+    + f'Credentials in the sentences were replaced by "{MASK}" before they were sent.'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +134,20 @@ def _clip(text: str) -> str:
     return flat if len(flat) <= MAX_TEXT else flat[: MAX_TEXT - 1] + "\u2026"
 
 
+def sent_text(instruction: Instruction) -> str:
+    """The sentence as the model sees it: credentials masked
+    (:func:`~pi_lsp.prompt.credentials.mask_credentials`). Quotes are checked against this
+    text, not the file's: the model can only quote what it was sent, and a quote is never
+    mapped back onto the secret it stands for."""
+    return mask_credentials(instruction.text)
+
+
 def _side(instruction: Instruction, role: str, root: str | None) -> dict[str, str]:
     return {
         "role": role,
         "file": instruction.path if root is None else shown_path(instruction.path, root),
-        "heading": " > ".join(instruction.heading),
-        "text": _clip(instruction.text),
+        "heading": mask_credentials(" > ".join(instruction.heading)),
+        "text": _clip(sent_text(instruction)),
     }
 
 
@@ -210,8 +226,8 @@ def parse_verdicts(text: str, candidates: Sequence[Candidate]) -> tuple[dict[int
             continue
         pair = candidates[number - 1]
         if not (
-            _quoted(item.get("earlier_quote"), pair.earlier.text)
-            and _quoted(item.get("later_quote"), pair.later.text)
+            _quoted(item.get("earlier_quote"), sent_text(pair.earlier))
+            and _quoted(item.get("later_quote"), sent_text(pair.later))
         ):
             discarded += 1
             continue

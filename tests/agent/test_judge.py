@@ -183,6 +183,57 @@ async def test_a_verdict_is_kept_for_its_own_pair_of_files_only(
     assert {p["later"]["file"] for p in pairs_of(server.requests[1])} == {"web/AGENTS.md"}
 
 
+#: credentials of every shape the judge masks, pasted into context files by mistake
+SECRETS = (
+    "sk-proj-Q7vX2mN9pL4kR8sT1wY6zA3b",
+    "ghp_5fGh7JkL9mN2pQ4rS6tU8vW0xY1zA3bC",
+    "github_pat_11AB2CD3E0fGhIjKlMnOpQ_rStUvWxYz0123456789",
+    "xoxb-2048-9081726354-AbCdEfGhIjKl",
+    "AKIAZ7Q3LX5RT2MNV8PW",
+    "MIIEpAIBAAKCAQEA3Tz2mF9x",
+    "hunter2-staging",
+    "Zx81kQ_p0o9i8u7y6t5r4e3w2q1lkjhgfds",
+    "c0ffee4d2b9e8f7a6c5b4a39281706f5e4d3c2b1",
+)
+SECRET_ROOT = f"""# Tooling
+
+- Always use pnpm to install dependencies; the registry token is {SECRETS[0]}.
+- Never commit generated files to the repository.
+
+-----BEGIN RSA PRIVATE KEY-----
+{SECRETS[5]}
+-----END RSA PRIVATE KEY-----
+"""
+SECRET_DOCS = f"""# Docs site ({SECRETS[1]})
+
+The legacy site is built with npm, DB_PASSWORD={SECRETS[6]} and key {SECRETS[3]}.
+
+- Commit the generated files in dist with `{SECRETS[2]}` and {SECRETS[4]}.
+- Deploy with "api_key": "{SECRETS[7]}" from build {SECRETS[8]}.
+"""
+
+
+async def test_no_credential_in_a_context_file_is_sent_and_quotes_of_the_masked_text_stand(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    server.handler = scripted()  # quotes each sentence as it was sent
+    files = [
+        (str(tmp_path / "AGENTS.md"), SECRET_ROOT),
+        (str(tmp_path / "docs" / "AGENTS.md"), SECRET_DOCS),
+    ]
+    run = await judge_chain(files, one_shot(resolved(server)), MODEL, VerdictCache(None))
+    [request] = server.requests
+    body = request.body.decode()
+    assert [s for s in SECRETS if s in body or json.dumps(s)[1:-1] in body] == []
+    assert "[secret]" in body and "PRIVATE KEY" not in body
+    sent = [p["later"]["text"] for p in pairs_of(request)]
+    assert "The legacy site is built with npm, DB_PASSWORD=[secret] and key [secret]." in sent
+    assert pairs_of(request)[0]["later"]["heading"] == "Docs site ([secret])"
+    # the model quoted what it saw: the verdicts stand, and the findings point at the file
+    assert run.error is None and run.discarded == 0 and len(run.findings) == run.asked >= 2
+    assert all(f.where.path == files[1][0] for f in run.findings)
+
+
 async def test_a_verdict_quoting_words_not_in_the_file_is_discarded(
     server: LocalHTTPServer, tmp_path: Path
 ) -> None:
