@@ -21,7 +21,10 @@ chain (the context files one working directory loads, in prompt order) :func:`ju
    findings on the later sentence, naming the earlier one and the model's reason.
 
 ``ask`` raising any exception other than cancellation makes :class:`JudgeRun` carry the
-error and no judged findings: the caller falls back to tier 1 and says so once.
+error, and only the verdicts the cache held become findings. :func:`judge_workspace` judges
+every chain of a workspace this way, for the CLI and the server alike: a failed request
+costs its own chain only, and the face says once that it fell back to the word rules
+(:meth:`WorkspaceJudgement.fallback`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -49,6 +52,7 @@ from pi_lsp.lint.conflicts import (
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.judge_candidates import Candidate, candidate_pairs
 from pi_lsp.prompt.credentials import MASK, mask_credentials
+from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.model import Finding, RelatedLocation
 from pi_lsp.resources.shown_paths import reference_from, shown_path
 
@@ -58,16 +62,22 @@ __all__ = [
     "MAX_PAIRS",
     "SYSTEM_PROMPT",
     "Ask",
+    "Chain",
+    "ChainJudged",
     "JudgeRun",
     "Verdict",
     "VerdictCache",
+    "WorkspaceChain",
+    "WorkspaceJudgement",
     "chain_candidates",
     "default_cache_path",
     "judge_chain",
+    "judge_workspace",
     "pair_key",
     "parse_verdicts",
     "request_text",
     "sent_text",
+    "workspace_chains",
 ]
 
 JUDGED = "judged-conflict"
@@ -439,3 +449,122 @@ async def judge_chain(
             run.findings.append(_finding(candidate, verdict, model))
     run.findings.sort(key=lambda f: (f.where.path, f.where.start_line, f.where.start_column))
     return run
+
+
+# --- a workspace: every chain ---------------------------------------------------------------------
+
+Chain = tuple[tuple[str, str], ...]
+#: called before each chain is judged: (chains done, chains in all)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceChain:
+    """One chain to judge: the ``(path, text)`` of its context files in prompt order."""
+
+    files: Chain
+
+
+@dataclass(frozen=True, slots=True)
+class ChainJudged:
+    """One chain of a workspace and what judging it did (its own error, if its request
+    failed; its findings from the cache stand even then)."""
+
+    files: Chain
+    run: JudgeRun
+
+
+@dataclass(slots=True)
+class WorkspaceJudgement:
+    """What :func:`judge_workspace` did, chain by chain, with the totals and the one line a
+    face shows when some chain fell back to the word rules."""
+
+    model: str
+    chains: list[ChainJudged] = field(default_factory=list)
+
+    def total(self, name: Literal["asked", "cached", "discarded", "left", "requests"]) -> int:
+        count: int = sum(getattr(c.run, name) for c in self.chains)
+        return count
+
+    @property
+    def failed(self) -> list[ChainJudged]:
+        return [c for c in self.chains if c.run.error is not None]
+
+    @property
+    def error(self) -> str | None:
+        """The first failed request's error (``None``: every request that was sent worked)."""
+        failed = self.failed
+        return failed[0].run.error if failed else None
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every chain's findings, once each (two chains share their earlier files)."""
+        seen: set[tuple[object, ...]] = set()
+        out: list[Finding] = []
+        for chain in self.chains:
+            for finding in chain.run.findings:
+                key = (finding.where, finding.rule, finding.message)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(finding)
+        return out
+
+    def fallback(self) -> str | None:
+        """What to say (once) when a request failed: which model, why, and for how many
+        chains the word rules' findings stand alone; ``None`` when none failed."""
+        failed = self.failed
+        if not failed:
+            return None
+        sent = sum(1 for c in self.chains if c.run.requests)
+        where = (
+            ""
+            if len(failed) == sent
+            else f" for {len(failed)} of the {sent} chains asked about (the others were judged)"
+        )
+        return f"{self.model} failed ({failed[0].run.error}); the word rules' findings only{where}"
+
+    def summary(self) -> str:
+        left = self.total("left")
+        return (
+            f"{self.model}: {self.total('asked')} pairs asked in {self.total('requests')} "
+            f"requests, {self.total('cached')} from the cache, {self.total('discarded')} "
+            "verdicts discarded (quotes not found)"
+            + (f", {left} pairs left for the next run" if left else "")
+        )
+
+
+def workspace_chains(snapshots: Iterable[Resources]) -> list[WorkspaceChain]:
+    """The distinct chains of ``snapshots`` (one per working directory), first seen first;
+    a working directory without context files has none."""
+    chains: dict[WorkspaceChain, None] = {}
+    for resources in snapshots:
+        files = tuple((f.path, f.content) for f in resources.context_files.files)
+        if files:
+            chains[WorkspaceChain(files)] = None
+    return list(chains)
+
+
+async def judge_workspace(
+    chains: Sequence[WorkspaceChain],
+    ask: Ask,
+    model: str,
+    cache: VerdictCache,
+    *,
+    root: str | None = None,
+    progress: Progress | None = None,
+) -> WorkspaceJudgement:
+    """Judge every chain of a workspace, one request each (:func:`judge_chain`), for
+    ``pi-lsp check --judge`` and the server alike. A failed request costs only its own chain
+    the pairs it asked about: the other chains are still judged, and the verdicts from the
+    cache stand for every chain. The cache is saved once, at the end (also when the run is
+    cancelled: what was judged before is kept)."""
+    judgement = WorkspaceJudgement(model)
+    try:
+        for number, chain in enumerate(chains):
+            if progress is not None:
+                progress(number, len(chains))
+            run = await judge_chain(chain.files, ask, model, cache, root=root, save=False)
+            judgement.chains.append(ChainJudged(chain.files, run))
+    finally:
+        await asyncio.to_thread(cache.save)
+    return judgement

@@ -17,7 +17,14 @@ from pi_lsp.agent.model_api import ModelInfo
 from pi_lsp.agent.one_shot import one_shot
 from pi_lsp.agent.providers.config import ResolvedModel
 from pi_lsp.agent.providers.secret import Secret
-from pi_lsp.lint.judge import JUDGED, SYSTEM_PROMPT, VerdictCache, judge_chain
+from pi_lsp.lint.judge import (
+    JUDGED,
+    SYSTEM_PROMPT,
+    VerdictCache,
+    WorkspaceChain,
+    judge_chain,
+    judge_workspace,
+)
 from tests.agent.http_fixtures import (
     HOLD,
     LocalHTTPServer,
@@ -341,3 +348,45 @@ async def test_an_anthropic_model_is_asked_the_same_way(
     assert [block["text"] for block in system] == [SYSTEM_PROMPT]
     assert body.get("tools") in (None, [])
     assert len(run.findings) == 2 and run.error is None
+
+
+async def test_a_workspace_run_keeps_cached_verdicts_and_other_chains_when_a_request_fails(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    server.handler = scripted()
+    path = str(tmp_path / "judge.json")
+    ask = one_shot(resolved(server))
+    # both pairs of docs/ are judged and cached
+    await judge_chain(chain(tmp_path), ask, MODEL, VerdictCache(path), root=str(tmp_path))
+
+    edited = DOCS_TEXT + "- Always use yarn for the docs.\n"  # a new pair for docs/
+    web = [
+        (str(tmp_path / "AGENTS.md"), ROOT_TEXT),
+        (str(tmp_path / "web" / "AGENTS.md"), DOCS_TEXT),
+    ]
+
+    def fails_for_docs(request: RecordedRequest) -> Reply:
+        if any(p["later"]["file"].startswith("docs/") for p in pairs_of(request)):
+            return json_reply(500, openai_error_body("docs broke it", kind="server_error"))
+        return answer(pairs_of(request))
+
+    server.handler = fails_for_docs
+    chains = [WorkspaceChain(tuple(chain(tmp_path, edited))), WorkspaceChain(tuple(web))]
+    seen: list[tuple[int, int]] = []
+    judgement = await judge_workspace(
+        chains,
+        ask,
+        MODEL,
+        VerdictCache(path),
+        root=str(tmp_path),
+        progress=lambda *n: seen.append(n),
+    )
+    assert seen == [(0, 2), (1, 2)]
+    docs_run, web_run = (c.run for c in judgement.chains)
+    assert docs_run.error is not None and "docs broke it" in docs_run.error
+    assert docs_run.cached == 2 and len(docs_run.findings) == 2  # the cache still speaks
+    assert web_run.error is None and web_run.asked == 2 and len(web_run.findings) == 2
+    assert len(judgement.findings) == 4 and judgement.error == docs_run.error
+    fallback = judgement.fallback()
+    assert fallback is not None and "for 1 of the 2 chains asked about" in fallback
+    assert len(VerdictCache(path)) == 4  # web's verdicts were saved beside docs'

@@ -150,9 +150,10 @@ async def test_check_judge_falls_back_to_the_word_rules_when_the_model_fails(
 
     assert judged(done) == []
     assert [d["rule"] for d in done.diagnostics()] == ["conflicting-instructions-in-file"]
-    notes = [line for line in done.stderr.splitlines() if line.startswith("pi-lsp: judge:")]
+    notes = [line for line in done.stderr.splitlines() if "failed" in line]
     assert len(notes) == 1, done.stderr  # said once, though the tree has two chains
-    assert "local/judge-1 failed" in notes[0] and "word-rule findings only" in notes[0]
+    assert notes[0].startswith("pi-lsp: judge: local/judge-1 failed")
+    assert notes[0].endswith("the word rules' findings only")
     assert "The server had an error" in notes[0]
     assert API_KEY not in done.stderr
 
@@ -164,3 +165,31 @@ async def test_check_judge_without_a_model_says_so_once(tmp_path: Path) -> None:
     notes = [line for line in done.stderr.splitlines() if line.startswith("pi-lsp: judge:")]
     assert len(notes) == 1 and "no model to ask" in notes[0]
     assert [d["rule"] for d in done.diagnostics()] == ["conflicting-instructions-in-file"]
+
+
+async def test_a_failed_request_for_one_chain_keeps_the_other_chains_verdicts(
+    tmp_path: Path,
+) -> None:
+    def fails_for_docs(request: RecordedRequest) -> Reply:
+        if any(p["later"]["file"] == "docs/AGENTS.md" for p in pairs_of(request)):
+            return json_reply(500, openai_error_body("The docs pair broke it", kind="server_error"))
+        return model_says_conflict(request)
+
+    async with LocalHTTPServer(handler=fails_for_docs) as server:
+        setup(tmp_path, server.base_url)
+        (tmp_path / "ws" / "web").mkdir()
+        (tmp_path / "ws" / "web" / "AGENTS.md").write_text(
+            "# Web app\n\nThe legacy app is built with yarn.\n"
+        )
+        done = await check(tmp_path, "--judge")
+    await aclose_shared_clients()
+
+    # docs/ is judged first and fails; web/ is judged all the same
+    asked = {p["later"]["file"] for r in server.requests for p in pairs_of(r)}
+    assert asked == {"docs/AGENTS.md", "web/AGENTS.md"}
+    assert [(d["path"], d["severity"]) for d in judged(done)] == [("web/AGENTS.md", "warning")]
+    notes = [line for line in done.stderr.splitlines() if "failed" in line]
+    assert len(notes) == 1, done.stderr
+    assert "The docs pair broke it" in notes[0]
+    assert "for 1 of the 2 chains asked about" in notes[0]
+    assert done.code == 1
