@@ -49,8 +49,10 @@ from pi_lsp.lint.conflicts import (
     polarity_candidates,
     scoped_pairs,
 )
+from pi_lsp.lint.engine import user_vocabulary
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.judge_candidates import Candidate, candidate_pairs
+from pi_lsp.lint.vocabulary import Vocabulary, using
 from pi_lsp.prompt.credentials import MASK, mask_credentials
 from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.model import Finding, RelatedLocation
@@ -385,8 +387,14 @@ def _settled(findings: Sequence[Finding]) -> frozenset[tuple[object, object]]:
     return frozenset(pairs)
 
 
-def chain_candidates(chain: Sequence[tuple[str, str]]) -> list[Candidate]:
-    """The declined pairs of one chain (``(path, text)`` in prompt order)."""
+def chain_candidates(
+    chain: Sequence[tuple[str, str]], words: Vocabulary | None = None
+) -> list[Candidate]:
+    """The declined pairs of one chain (``(path, text)`` in prompt order), read with the
+    vocabulary ``words`` (``None``: the active one) as the tier-1 lint of the chain reads it."""
+    if words is not None:
+        with using(words):
+            return chain_candidates(chain)
     instructions: list[Instruction] = []
     for path, text in chain:
         instructions.extend(instructions_of(path, text) or ())
@@ -409,11 +417,13 @@ async def judge_chain(
     extra: Sequence[Candidate] = (),
     root: str | None = None,
     save: bool = True,
+    words: Vocabulary | None = None,
 ) -> JudgeRun:
-    """Judge one chain's candidate pairs (see the module docstring). Cancelling the awaiting
+    """Judge one chain's candidate pairs (see the module docstring), read with the vocabulary
+    ``words`` (the settings' catalogue; ``None``: the active one). Cancelling the awaiting
     task cancels the request; what was judged before is kept in the cache."""
     # reading the chain takes as long as a lint of it: off the event loop
-    candidates = [*(await asyncio.to_thread(chain_candidates, chain)), *extra]
+    candidates = [*(await asyncio.to_thread(chain_candidates, chain, words)), *extra]
     run = JudgeRun()
     judged: list[tuple[Candidate, Verdict]] = []
     todo: list[tuple[Candidate, str]] = []
@@ -460,9 +470,12 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True, slots=True)
 class WorkspaceChain:
-    """One chain to judge: the ``(path, text)`` of its context files in prompt order."""
+    """One chain to judge: the ``(path, text)`` of its context files in prompt order, and the
+    vocabulary its working directory's lint reads them with (the shipped catalogue extended
+    by the settings' ``lint.catalogue``; ``None``: the shipped one)."""
 
     files: Chain
+    vocabulary: Vocabulary | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -540,7 +553,8 @@ def workspace_chains(snapshots: Iterable[Resources]) -> list[WorkspaceChain]:
     for resources in snapshots:
         files = tuple((f.path, f.content) for f in resources.context_files.files)
         if files:
-            chains[WorkspaceChain(files)] = None
+            words, _ = user_vocabulary(resources.settings)  # its problems are the lint's to say
+            chains[WorkspaceChain(files, words)] = None
     return list(chains)
 
 
@@ -563,7 +577,9 @@ async def judge_workspace(
         for number, chain in enumerate(chains):
             if progress is not None:
                 progress(number, len(chains))
-            run = await judge_chain(chain.files, ask, model, cache, root=root, save=False)
+            run = await judge_chain(
+                chain.files, ask, model, cache, root=root, save=False, words=chain.vocabulary
+            )
             judgement.chains.append(ChainJudged(chain.files, run))
     finally:
         await asyncio.to_thread(cache.save)

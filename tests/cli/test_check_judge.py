@@ -193,3 +193,27 @@ async def test_a_failed_request_for_one_chain_keeps_the_other_chains_verdicts(
     assert "The docs pair broke it" in notes[0]
     assert "for 1 of the 2 chains asked about" in notes[0]
     assert done.code == 1
+
+
+async def test_the_judge_reads_with_the_catalogue_the_settings_extend(tmp_path: Path) -> None:
+    async with LocalHTTPServer(handler=model_says_conflict) as server:
+        setup(tmp_path, server.base_url)
+        (tmp_path / "ws" / "AGENTS.md").write_text("# Events\n\n- Use Zephyrbus for events.\n")
+        (tmp_path / "ws" / "docs" / "AGENTS.md").write_text(
+            "# Docs site\n\nThe legacy site publishes through Quokkamq.\n"
+        )
+        plain = await check(tmp_path, "--judge")
+        assert server.requests == []  # no role names both: nothing to ask about
+        role = {"name": "event-bus", "label": "event bus", "values": ["Zephyrbus", "Quokkamq"]}
+        settings = {"lint": {"catalogue": [role]}}
+        (tmp_path / "agent" / "settings.json").write_text(json.dumps(settings))
+        extended = await check(tmp_path, "--judge")
+    await aclose_shared_clients()
+
+    assert judged(plain) == [] and "0 pairs asked" in plain.stderr
+    [request] = server.requests
+    assert [(p["earlier"]["text"], p["later"]["text"]) for p in pairs_of(request)] == [
+        ("Use Zephyrbus for events.", "The legacy site publishes through Quokkamq.")
+    ]
+    [finding] = judged(extended)
+    assert finding["path"] == "docs/AGENTS.md" and finding["related"][0]["path"] == "AGENTS.md"
