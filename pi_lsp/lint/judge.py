@@ -44,6 +44,7 @@ from pi_lsp.lint.conflicts import (
     ACKNOWLEDGED_OVERRIDE,
     CONFLICT,
     CONFLICT_IN_FILE,
+    clipped,
     find_conflicts,
     instructions_of,
     polarity_candidates,
@@ -141,11 +142,6 @@ class JudgeRun:
 # --- the request ---------------------------------------------------------------------------------
 
 
-def _clip(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_TEXT else flat[: MAX_TEXT - 1] + "\u2026"
-
-
 def sent_text(instruction: Instruction) -> str:
     """The sentence as the model sees it: credentials masked
     (:func:`~pi_lsp.prompt.credentials.mask_credentials`). Quotes are checked against this
@@ -159,7 +155,7 @@ def _side(instruction: Instruction, role: str, root: str | None) -> dict[str, st
         "role": role,
         "file": instruction.path if root is None else shown_path(instruction.path, root),
         "heading": mask_credentials(" > ".join(instruction.heading)),
-        "text": _clip(sent_text(instruction)),
+        "text": clipped(sent_text(instruction), MAX_TEXT),
     }
 
 
@@ -374,7 +370,11 @@ def _finding(candidate: Candidate, verdict: Verdict, model: str) -> Finding:
         "information" if verdict.kind == "override" else "warning",
         JUDGED,
         message,
-        related=(RelatedLocation(earlier.where, f"earlier instruction: {_clip(earlier.text)}"),),
+        related=(
+            RelatedLocation(
+                earlier.where, f"earlier instruction: {clipped(earlier.text, MAX_TEXT)}"
+            ),
+        ),
         data={"verdict": verdict.kind, "model": model, "candidate": candidate.reason},
     )
 

@@ -60,6 +60,20 @@ def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> N
     }
 
 
+def test_topic_words_meet_through_the_stemmer_of_the_action_frames() -> None:
+    # "mocking" and "mocks" are one stem (PyStemmer, as for frames), "ledger" the other
+    root = "# Acme\n\n## Services\n\n- Keep mocking the ledger service to a minimum.\n"
+    pay = "# Payments\n\n## Testing\n\n- Write real mocks for each ledger call.\n"
+    found = pairs(("/r/AGENTS.md", root), ("/r/pay/AGENTS.md", pay))
+    assert found == {
+        (
+            "topic",
+            "Keep mocking the ledger service to a minimum.",
+            "Write real mocks for each ledger call.",
+        )
+    }
+
+
 def test_unrelated_sentences_and_two_descriptions_are_not_candidates() -> None:
     found = pairs(
         (
