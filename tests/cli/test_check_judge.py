@@ -21,6 +21,7 @@ from tests.agent.http_fixtures import (
     openai_error_body,
     openai_text_reply,
 )
+from tests.agent.local_models import write_local_models
 from tests.cli.isolated import PI_LSP, isolated_env
 
 API_KEY = "sk-judge-cli-secret"
@@ -47,17 +48,7 @@ def setup(tmp: Path, base_url: str | None) -> None:
         "# Docs site\n\nThe legacy site is built with yarn.\n"
     )
     if base_url is not None:
-        models = {
-            "providers": {
-                "local": {
-                    "baseUrl": base_url + "/v1",
-                    "api": "openai-completions",
-                    "apiKey": API_KEY,
-                    "models": [{"id": "judge-1", "contextWindow": 32000, "maxTokens": 1000}],
-                }
-            }
-        }
-        (tmp / "agent" / "models.json").write_text(json.dumps(models))
+        write_local_models(tmp / "agent", base_url, API_KEY, "judge-1")
 
 
 async def check(tmp: Path, *args: str) -> Done:

@@ -27,6 +27,7 @@ from tests.agent.http_fixtures import (
     openai_text_reply,
     sse_reply,
 )
+from tests.agent.local_models import write_local_models
 from tests.lsp.harness import WAIT, open_document, replace_document, start_client, wait_until
 
 API_KEY = "sk-lsp-judge-secret"
@@ -48,17 +49,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def write_models(tmp: Path, base_url: str) -> None:
-    models = {
-        "providers": {
-            "local": {
-                "baseUrl": base_url + "/v1",
-                "api": "openai-completions",
-                "apiKey": API_KEY,
-                "models": [{"id": "judge-1"}],
-            }
-        }
-    }
-    (tmp / "agent" / "models.json").write_text(json.dumps(models))
+    write_local_models(tmp / "agent", base_url, API_KEY, "judge-1")
 
 
 def pairs_of(request: RecordedRequest) -> list[dict[str, Any]]:
