@@ -5,8 +5,9 @@ printed as text, JSON or SARIF, and the exit code says whether one reached the `
 level. ``--judge`` also asks the configured model (the one ``pi-lsp chat`` would use, or
 ``--judge-model``) about the pairs of instructions the word rules left undecided: one request
 per chain, verdicts cached under ``$XDG_CACHE_HOME/pi-lsp`` (rule ``judged-conflict``). Without
-a usable model, or when the request fails, it says so once on stderr and reports the word
-rules' findings only.
+a usable model it says so once on stderr and reports the word rules' findings only; when a
+request fails, the chains it was for keep the word rules' findings and the verdicts already
+cached, the other chains are judged, and stderr says so once.
 """
 
 from __future__ import annotations
@@ -108,63 +109,48 @@ def _note(message: str) -> None:
 
 async def _judged(result: TreeLint, root: str, opts: argparse.Namespace) -> TreeLint:
     """``result`` with the judge's findings for every chain of the tree (see the module
-    docstring); on any failure ``result`` as it was, said once on stderr."""
+    docstring); a chain whose request failed keeps the word rules' findings (and its cached
+    verdicts), said once on stderr."""
     from pi_lsp.agent.one_shot import ModelUnavailable, judge_model, one_shot
     from pi_lsp.agent.providers.transport import aclose_shared_clients
-    from pi_lsp.lint.engine import (
-        Diagnostic,
-        LintConfig,
-        TreeLint,
-        configured_diagnostics,
-        working_directories,
+    from pi_lsp.lint.engine import LintConfig, TreeLint, configured_diagnostics, working_directories
+    from pi_lsp.lint.judge import (
+        VerdictCache,
+        default_cache_path,
+        judge_workspace,
+        workspace_chains,
     )
-    from pi_lsp.lint.judge import VerdictCache, default_cache_path, judge_chain
     from pi_lsp.resources.loader import LoadOptions, ResourceCache, load_resources
 
     cache_files = ResourceCache()
-    chains: dict[tuple[tuple[str, str], ...], None] = {}
-    settings: dict[str, Any] = {}
-    agent_dir = ""
-    for cwd in working_directories(root):
-        options = LoadOptions(cwd=cwd, agent_dir=opts.agent_dir, approve=opts.approve)
-        resources = load_resources(options, cache=cache_files)
-        agent_dir, settings = resources.agent_dir, dict(resources.settings.merged)
-        chain = tuple((f.path, f.content) for f in resources.context_files.files)
-        if chain:
-            chains[chain] = None
+    snapshots = [
+        load_resources(
+            LoadOptions(cwd=cwd, agent_dir=opts.agent_dir, approve=opts.approve), cache=cache_files
+        )
+        for cwd in working_directories(root)
+    ]
+    last = snapshots[-1]
     try:
-        resolved = judge_model(agent_dir, settings, opts.judge_model)
+        resolved = judge_model(last.agent_dir, dict(last.settings.merged), opts.judge_model)
     except ModelUnavailable as error:
         _note(f"no model to ask ({error}); word-rule findings only")
         return result
     model = f"{resolved.model.provider}/{resolved.model.id}"
-    ask = one_shot(resolved)
     cache = VerdictCache(default_cache_path())
-    seen = {(d.finding.where, d.finding.rule, d.finding.message) for d in result.diagnostics}
-    added: list[Diagnostic] = []
-    asked = cached = discarded = left = requests = 0
     try:
-        for chain in chains:
-            run = await judge_chain(chain, ask, model, cache, root=root)
-            if run.error is not None:
-                _note(f"{model} failed ({run.error}); word-rule findings only")
-                return result
-            asked += run.asked
-            cached += run.cached
-            discarded += run.discarded
-            left += run.left
-            requests += run.requests
-            for finding in run.findings:
-                key = (finding.where, finding.rule, finding.message)
-                if key not in seen:
-                    seen.add(key)
-                    added.extend(configured_diagnostics([finding], LintConfig()))
+        judgement = await judge_workspace(
+            workspace_chains(snapshots), one_shot(resolved), model, cache, root=root
+        )
     finally:
         await aclose_shared_clients()
-    _note(
-        f"{model}: {asked} pairs asked in {requests} requests, {cached} from the cache, "
-        f"{discarded} verdicts discarded (quotes not found)"
-        + (f", {left} pairs left for the next run" if left else "")
+    fallback = judgement.fallback()
+    if fallback is not None:
+        _note(fallback)
+    _note(judgement.summary())
+    seen = {(d.finding.where, d.finding.rule, d.finding.message) for d in result.diagnostics}
+    added = [f for f in judgement.findings if (f.where, f.rule, f.message) not in seen]
+    diagnostics = sorted(
+        [*result.diagnostics, *configured_diagnostics(added, LintConfig())],
+        key=lambda d: d.sort_key,
     )
-    diagnostics = sorted([*result.diagnostics, *added], key=lambda d: d.sort_key)
     return TreeLint(diagnostics, result.context_files)

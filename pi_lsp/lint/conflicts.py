@@ -107,11 +107,15 @@ def _where_label(placed: _Placed, other: _Placed) -> str:
 _QUOTED = 100
 
 
+def clipped(text: str, limit: int) -> str:
+    """``text`` on one line (runs of blanks as one space), cut to ``limit`` characters with
+    an ellipsis when longer: how a sentence is quoted in a message or sent to the judge."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
+
+
 def _quote(instruction: Instruction) -> str:
-    text = " ".join(instruction.text.split())
-    if len(text) > _QUOTED:
-        text = text[: _QUOTED - 1].rstrip() + "\u2026"
-    return f"\u201c{text}\u201d"
+    return f"\u201c{clipped(instruction.text, _QUOTED)}\u201d"
 
 
 def _choice_finding(later: _Placed, earlier: _Placed, new: Choice, old: Choice) -> Finding:

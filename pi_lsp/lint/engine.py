@@ -6,12 +6,12 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from pi_lsp.lint import vocabulary
 from pi_lsp.lint.catalogue import Role, load_catalogue, merge, parse_roles
 from pi_lsp.lint.checks import LintRun, LintSettings, run_checks
 from pi_lsp.lint.rules import Rule, rule_for
+from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_text
 from pi_lsp.resources.context_files import CONTEXT_FILE_NAMES
 from pi_lsp.resources.file_source import DISK, FileSource
 from pi_lsp.resources.loader import LoadOptions, ResourceCache, Resources, load_resources
@@ -111,8 +111,8 @@ def _entry_range(path: str, lint: SourceRange | None, index: int) -> SourceRange
     """Where entry ``index`` of ``lint.catalogue`` starts in the settings file (the ``lint``
     key when it cannot be told)."""
     fallback = lint or SourceRange(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    try:  # the file may have been swapped for a pipe or a huge file since it was loaded
+        text = read_regular_text(path, MAX_RESOURCE_FILE_BYTES)
     except OSError:
         return fallback
     offset = _entry_offset(text, _line_offset(text, fallback.start_line), index)

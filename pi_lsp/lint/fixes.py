@@ -48,6 +48,7 @@ from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, DUPLICATE, instruc
 from pi_lsp.lint.engine import Diagnostic
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.rules import rule_for
+from pi_lsp.lint.vocabulary import Vocabulary, using
 from pi_lsp.resources.frontmatter import Frontmatter, FrontmatterError, parse_frontmatter
 from pi_lsp.resources.layout import SKILLS_DIR_NAME
 from pi_lsp.resources.model import Finding, SourceRange
@@ -121,7 +122,10 @@ class FixContext:
     cannot be read; ``skill_names`` every skill name in use; ``can_rename`` whether the editor
     can rename files and folders; ``home`` abbreviates paths outside the project as ``~/…``;
     ``seconds`` is the CPU time a file may take to be read for instructions, as in the lint
-    (a file read past it, or the part of it past the size budget, gets no instruction fix).
+    (a file read past it, or the part of it past the size budget, gets no instruction fix);
+    ``vocabulary`` the catalogue the lint read the file with (the settings' ``lint.catalogue``
+    extension, :func:`~pi_lsp.lint.engine.user_vocabulary`; ``None``: the shipped one), so a
+    fix reads the file as the finding was made, and reuses that reading.
     """
 
     text_of: TextOf
@@ -130,6 +134,7 @@ class FixContext:
     exists: Callable[[str], bool] = os.path.exists
     home: str | None = None
     seconds: float | None = None
+    vocabulary: Vocabulary | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,7 +411,8 @@ _LINE_PREFIX = re.compile(r"\s*+(?:(?:[-*+]|\d{1,9}[.)])\s++|>\s?+)*+\s*+")
 
 def _instructions(path: str, text: str, context: FixContext) -> tuple[Instruction, ...]:
     """The instructions the lint reads in ``text`` (none when they take too long to read)."""
-    return instructions_of(path, text, context.seconds) or ()
+    with using(context.vocabulary):
+        return instructions_of(path, text, context.seconds) or ()
 
 
 def _instruction_at(doc: _Text, where: SourceRange, context: FixContext) -> Instruction | None:

@@ -6,18 +6,25 @@ chain (the context files one working directory loads, in prompt order) :func:`ju
 1. takes the candidate pairs (:func:`~pi_lsp.lint.judge_candidates.candidate_pairs`, less the
    pairs tier 1 already reported, plus any ``extra`` candidates), at most :data:`MAX_PAIRS`;
 2. looks each pair up in the :class:`VerdictCache` (keyed by a hash of :data:`JUDGE_VERSION`,
-   the model, and both texts with their headings and roles), so a steady state asks nothing
+   the model, both files' paths, and both texts with their headings and roles), so a steady
+   state asks nothing
    and an edit asks only about pairs that touch changed text;
 3. sends the rest in **one** request (:func:`request_text`) through an injected
-   ``ask(system, user) -> text`` — the lint never talks to a provider itself;
+   ``ask(system, user) -> text`` — the lint never talks to a provider itself. What looks
+   like a credential in a sentence or heading is masked first (:func:`sent_text`), so a key
+   pasted into a context file never leaves the machine;
 4. reads the JSON answer (:func:`parse_verdicts`): one verdict per pair, ``conflict`` /
    ``override`` / ``scoped`` / ``compatible``, quoting both sentences and giving a one-line
-   reason. A verdict whose quotes are not in the sentences it names is discarded;
+   reason. A verdict whose quotes are not in the sentences it names (as they were sent,
+   masked) is discarded;
 5. turns ``conflict`` (warning) and ``override`` (information) into ``judged-conflict``
    findings on the later sentence, naming the earlier one and the model's reason.
 
 ``ask`` raising any exception other than cancellation makes :class:`JudgeRun` carry the
-error and no judged findings: the caller falls back to tier 1 and says so once.
+error, and only the verdicts the cache held become findings. :func:`judge_workspace` judges
+every chain of a workspace this way, for the CLI and the server alike: a failed request
+costs its own chain only, and the face says once that it fell back to the word rules
+(:meth:`WorkspaceJudgement.fallback`).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -37,13 +44,18 @@ from pi_lsp.lint.conflicts import (
     ACKNOWLEDGED_OVERRIDE,
     CONFLICT,
     CONFLICT_IN_FILE,
+    clipped,
     find_conflicts,
     instructions_of,
     polarity_candidates,
     scoped_pairs,
 )
+from pi_lsp.lint.engine import user_vocabulary
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.judge_candidates import Candidate, candidate_pairs
+from pi_lsp.lint.vocabulary import Vocabulary, using
+from pi_lsp.prompt.credentials import MASK, mask_credentials
+from pi_lsp.resources.loader import Resources
 from pi_lsp.resources.model import Finding, RelatedLocation
 from pi_lsp.resources.shown_paths import reference_from, shown_path
 
@@ -53,20 +65,27 @@ __all__ = [
     "MAX_PAIRS",
     "SYSTEM_PROMPT",
     "Ask",
+    "Chain",
+    "ChainJudged",
     "JudgeRun",
     "Verdict",
     "VerdictCache",
+    "WorkspaceChain",
+    "WorkspaceJudgement",
     "chain_candidates",
     "default_cache_path",
     "judge_chain",
+    "judge_workspace",
     "pair_key",
     "parse_verdicts",
     "request_text",
+    "sent_text",
+    "workspace_chains",
 ]
 
 JUDGED = "judged-conflict"
 #: part of every cache key: a change of prompt or reading makes every verdict stale
-JUDGE_VERSION = "1"
+JUDGE_VERSION = "2"
 #: pairs in one request; the rest wait for the next run (the cache keeps what was judged)
 MAX_PAIRS = 40
 #: characters of one sentence sent to the model
@@ -78,7 +97,8 @@ Kind = Literal["conflict", "override", "scoped", "compatible"]
 KINDS: tuple[Kind, ...] = ("conflict", "override", "scoped", "compatible")
 Ask = Callable[[str, str], Awaitable[str]]
 
-SYSTEM_PROMPT = """\
+SYSTEM_PROMPT = (
+    """\
 You review instructions that a coding agent reads together: context files (AGENTS.md, \
 CLAUDE.md) concatenated from a global file down to the working directory. Later text comes \
 later in the prompt. For each numbered pair of sentences, decide:
@@ -91,8 +111,10 @@ Answer with JSON only, no prose and no code fence: an object {"verdicts": [...]}
 item per pair: {"id": <pair id>, "verdict": "conflict"|"override"|"scoped"|"compatible", \
 "earlier_quote": "<words copied exactly from the earlier sentence>", "later_quote": "<words \
 copied exactly from the later sentence>", "reason": "<one line, at most 20 words>"}. Quote \
-the words that decide the verdict. When unsure, answer "compatible".\
+the words that decide the verdict. When unsure, answer "compatible". \
 """
+    + f'Credentials in the sentences were replaced by "{MASK}" before they were sent.'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,17 +142,20 @@ class JudgeRun:
 # --- the request ---------------------------------------------------------------------------------
 
 
-def _clip(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_TEXT else flat[: MAX_TEXT - 1] + "\u2026"
+def sent_text(instruction: Instruction) -> str:
+    """The sentence as the model sees it: credentials masked
+    (:func:`~pi_lsp.prompt.credentials.mask_credentials`). Quotes are checked against this
+    text, not the file's: the model can only quote what it was sent, and a quote is never
+    mapped back onto the secret it stands for."""
+    return mask_credentials(instruction.text)
 
 
 def _side(instruction: Instruction, role: str, root: str | None) -> dict[str, str]:
     return {
         "role": role,
         "file": instruction.path if root is None else shown_path(instruction.path, root),
-        "heading": " > ".join(instruction.heading),
-        "text": _clip(instruction.text),
+        "heading": mask_credentials(" > ".join(instruction.heading)),
+        "text": clipped(sent_text(instruction), MAX_TEXT),
     }
 
 
@@ -209,8 +234,8 @@ def parse_verdicts(text: str, candidates: Sequence[Candidate]) -> tuple[dict[int
             continue
         pair = candidates[number - 1]
         if not (
-            _quoted(item.get("earlier_quote"), pair.earlier.text)
-            and _quoted(item.get("later_quote"), pair.later.text)
+            _quoted(item.get("earlier_quote"), sent_text(pair.earlier))
+            and _quoted(item.get("later_quote"), sent_text(pair.later))
         ):
             discarded += 1
             continue
@@ -223,17 +248,24 @@ def parse_verdicts(text: str, candidates: Sequence[Candidate]) -> tuple[dict[int
 # --- the cache -----------------------------------------------------------------------------------
 
 
-def pair_key(model: str, candidate: Candidate) -> str:
-    """The cache key of one pair for one model: the judge version, the model, and both
-    sentences with their headings and roles (same file or not). Paths and positions are left
-    out, so moving a sentence keeps its verdict."""
+def _key_path(path: str, root: str | None) -> str:
+    return path if root is None else shown_path(path, root)
+
+
+def pair_key(model: str, candidate: Candidate, root: str | None = None) -> str:
+    """The cache key of one pair for one model: the judge version, the model, both files'
+    paths (relative to the workspace ``root`` when given, so another checkout of the same
+    repository shares its verdicts), and both sentences with their headings and roles.
+    Positions are left out, so moving a sentence inside its file keeps its verdict; the paths
+    are in, so the same two sentences in another pair of folders are judged again (a rule of
+    ``docs/`` against the root is not a rule of ``web/`` against it)."""
     e, later = candidate.earlier, candidate.later
     same_file = e.path == later.path
     material = [
         JUDGE_VERSION,
         model,
-        ["earlier", list(e.heading), " ".join(e.text.split())],
-        ["later", list(later.heading), " ".join(later.text.split())],
+        ["earlier", _key_path(e.path, root), list(e.heading), " ".join(e.text.split())],
+        ["later", _key_path(later.path, root), list(later.heading), " ".join(later.text.split())],
         same_file,
     ]
     encoded = json.dumps(material, ensure_ascii=False, separators=(",", ":")).encode()
@@ -338,7 +370,11 @@ def _finding(candidate: Candidate, verdict: Verdict, model: str) -> Finding:
         "information" if verdict.kind == "override" else "warning",
         JUDGED,
         message,
-        related=(RelatedLocation(earlier.where, f"earlier instruction: {_clip(earlier.text)}"),),
+        related=(
+            RelatedLocation(
+                earlier.where, f"earlier instruction: {clipped(earlier.text, MAX_TEXT)}"
+            ),
+        ),
         data={"verdict": verdict.kind, "model": model, "candidate": candidate.reason},
     )
 
@@ -351,8 +387,14 @@ def _settled(findings: Sequence[Finding]) -> frozenset[tuple[object, object]]:
     return frozenset(pairs)
 
 
-def chain_candidates(chain: Sequence[tuple[str, str]]) -> list[Candidate]:
-    """The declined pairs of one chain (``(path, text)`` in prompt order)."""
+def chain_candidates(
+    chain: Sequence[tuple[str, str]], words: Vocabulary | None = None
+) -> list[Candidate]:
+    """The declined pairs of one chain (``(path, text)`` in prompt order), read with the
+    vocabulary ``words`` (``None``: the active one) as the tier-1 lint of the chain reads it."""
+    if words is not None:
+        with using(words):
+            return chain_candidates(chain)
     instructions: list[Instruction] = []
     for path, text in chain:
         instructions.extend(instructions_of(path, text) or ())
@@ -375,16 +417,18 @@ async def judge_chain(
     extra: Sequence[Candidate] = (),
     root: str | None = None,
     save: bool = True,
+    words: Vocabulary | None = None,
 ) -> JudgeRun:
-    """Judge one chain's candidate pairs (see the module docstring). Cancelling the awaiting
+    """Judge one chain's candidate pairs (see the module docstring), read with the vocabulary
+    ``words`` (the settings' catalogue; ``None``: the active one). Cancelling the awaiting
     task cancels the request; what was judged before is kept in the cache."""
     # reading the chain takes as long as a lint of it: off the event loop
-    candidates = [*(await asyncio.to_thread(chain_candidates, chain)), *extra]
+    candidates = [*(await asyncio.to_thread(chain_candidates, chain, words)), *extra]
     run = JudgeRun()
     judged: list[tuple[Candidate, Verdict]] = []
     todo: list[tuple[Candidate, str]] = []
     for candidate in candidates:
-        key = pair_key(model, candidate)
+        key = pair_key(model, candidate, root)
         known = cache.get(key)
         if known is not None:
             run.cached += 1
@@ -415,3 +459,128 @@ async def judge_chain(
             run.findings.append(_finding(candidate, verdict, model))
     run.findings.sort(key=lambda f: (f.where.path, f.where.start_line, f.where.start_column))
     return run
+
+
+# --- a workspace: every chain ---------------------------------------------------------------------
+
+Chain = tuple[tuple[str, str], ...]
+#: called before each chain is judged: (chains done, chains in all)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceChain:
+    """One chain to judge: the ``(path, text)`` of its context files in prompt order, and the
+    vocabulary its working directory's lint reads them with (the shipped catalogue extended
+    by the settings' ``lint.catalogue``; ``None``: the shipped one)."""
+
+    files: Chain
+    vocabulary: Vocabulary | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainJudged:
+    """One chain of a workspace and what judging it did (its own error, if its request
+    failed; its findings from the cache stand even then)."""
+
+    files: Chain
+    run: JudgeRun
+
+
+@dataclass(slots=True)
+class WorkspaceJudgement:
+    """What :func:`judge_workspace` did, chain by chain, with the totals and the one line a
+    face shows when some chain fell back to the word rules."""
+
+    model: str
+    chains: list[ChainJudged] = field(default_factory=list)
+
+    def total(self, name: Literal["asked", "cached", "discarded", "left", "requests"]) -> int:
+        count: int = sum(getattr(c.run, name) for c in self.chains)
+        return count
+
+    @property
+    def failed(self) -> list[ChainJudged]:
+        return [c for c in self.chains if c.run.error is not None]
+
+    @property
+    def error(self) -> str | None:
+        """The first failed request's error (``None``: every request that was sent worked)."""
+        failed = self.failed
+        return failed[0].run.error if failed else None
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every chain's findings, once each (two chains share their earlier files)."""
+        seen: set[tuple[object, ...]] = set()
+        out: list[Finding] = []
+        for chain in self.chains:
+            for finding in chain.run.findings:
+                key = (finding.where, finding.rule, finding.message)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(finding)
+        return out
+
+    def fallback(self) -> str | None:
+        """What to say (once) when a request failed: which model, why, and for how many
+        chains the word rules' findings stand alone; ``None`` when none failed."""
+        failed = self.failed
+        if not failed:
+            return None
+        sent = sum(1 for c in self.chains if c.run.requests)
+        where = (
+            ""
+            if len(failed) == sent
+            else f" for {len(failed)} of the {sent} chains asked about (the others were judged)"
+        )
+        return f"{self.model} failed ({failed[0].run.error}); the word rules' findings only{where}"
+
+    def summary(self) -> str:
+        left = self.total("left")
+        return (
+            f"{self.model}: {self.total('asked')} pairs asked in {self.total('requests')} "
+            f"requests, {self.total('cached')} from the cache, {self.total('discarded')} "
+            "verdicts discarded (quotes not found)"
+            + (f", {left} pairs left for the next run" if left else "")
+        )
+
+
+def workspace_chains(snapshots: Iterable[Resources]) -> list[WorkspaceChain]:
+    """The distinct chains of ``snapshots`` (one per working directory), first seen first;
+    a working directory without context files has none."""
+    chains: dict[WorkspaceChain, None] = {}
+    for resources in snapshots:
+        files = tuple((f.path, f.content) for f in resources.context_files.files)
+        if files:
+            words, _ = user_vocabulary(resources.settings)  # its problems are the lint's to say
+            chains[WorkspaceChain(files, words)] = None
+    return list(chains)
+
+
+async def judge_workspace(
+    chains: Sequence[WorkspaceChain],
+    ask: Ask,
+    model: str,
+    cache: VerdictCache,
+    *,
+    root: str | None = None,
+    progress: Progress | None = None,
+) -> WorkspaceJudgement:
+    """Judge every chain of a workspace, one request each (:func:`judge_chain`), for
+    ``pi-lsp check --judge`` and the server alike. A failed request costs only its own chain
+    the pairs it asked about: the other chains are still judged, and the verdicts from the
+    cache stand for every chain. The cache is saved once, at the end (also when the run is
+    cancelled: what was judged before is kept)."""
+    judgement = WorkspaceJudgement(model)
+    try:
+        for number, chain in enumerate(chains):
+            if progress is not None:
+                progress(number, len(chains))
+            run = await judge_chain(
+                chain.files, ask, model, cache, root=root, save=False, words=chain.vocabulary
+            )
+            judgement.chains.append(ChainJudged(chain.files, run))
+    finally:
+        await asyncio.to_thread(cache.save)
+    return judgement

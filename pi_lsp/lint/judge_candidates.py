@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pi_lsp.lint.frames import lemma
 from pi_lsp.lint.instructions import Instruction
 from pi_lsp.lint.vocabulary import current
 
@@ -57,7 +58,6 @@ _FILLER_WORDS = (
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
 _MIN_SHARED_WORDS = 2
-_STEM = 5
 #: a stem in more earlier sentences than this is too common to pair sentences on
 _COMMON_STEM = 40
 _TOPIC_PER_SENTENCE = 1
@@ -167,15 +167,9 @@ def _polarity_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:
 
 
 def _stems(text: str) -> frozenset[str]:
-    """Content words cut to five letters, so "validate" meets "validation" and "bundle"
-    meets "bundlers"."""
-    return frozenset(_stem(w) for w in _content_words(text))
-
-
-def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    return word[:_STEM]
+    """The stems of the content words (:func:`~pi_lsp.lint.frames.lemma`, the stemmer the
+    action frames use), so "validate" meets "validation" and "bundles" meets "bundle"."""
+    return frozenset(lemma(w) for w in _content_words(text))
 
 
 def _topic_pairs(instructions: Sequence[Instruction]) -> Iterable[Candidate]:

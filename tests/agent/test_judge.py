@@ -17,7 +17,14 @@ from pi_lsp.agent.model_api import ModelInfo
 from pi_lsp.agent.one_shot import one_shot
 from pi_lsp.agent.providers.config import ResolvedModel
 from pi_lsp.agent.providers.secret import Secret
-from pi_lsp.lint.judge import JUDGED, SYSTEM_PROMPT, VerdictCache, judge_chain
+from pi_lsp.lint.judge import (
+    JUDGED,
+    SYSTEM_PROMPT,
+    VerdictCache,
+    WorkspaceChain,
+    judge_chain,
+    judge_workspace,
+)
 from tests.agent.http_fixtures import (
     HOLD,
     LocalHTTPServer,
@@ -161,6 +168,79 @@ async def test_a_second_run_asks_nothing_and_an_edit_asks_only_about_changed_tex
     assert other_model.asked == 2  # verdicts are per model
 
 
+async def test_a_verdict_is_kept_for_its_own_pair_of_files_only(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    server.handler = scripted()
+    path = str(tmp_path / "cache" / "judge.json")
+    ask = one_shot(resolved(server))
+    ws = tmp_path / "ws"
+    await judge_chain(chain(ws), ask, MODEL, VerdictCache(path), root=str(ws))
+    assert len(server.requests) == 1
+
+    # the same two files in another checkout of the repository: the verdicts hold
+    clone = tmp_path / "clone"
+    again = await judge_chain(chain(clone), ask, MODEL, VerdictCache(path), root=str(clone))
+    assert len(server.requests) == 1 and again.cached == 2
+
+    # the same sentences, but the later file is another folder's: judged anew
+    web = [(str(ws / "AGENTS.md"), ROOT_TEXT), (str(ws / "web" / "AGENTS.md"), DOCS_TEXT)]
+    moved = await judge_chain(web, ask, MODEL, VerdictCache(path), root=str(ws))
+    assert len(server.requests) == 2 and moved.cached == 0 and moved.asked == 2
+    assert {p["later"]["file"] for p in pairs_of(server.requests[1])} == {"web/AGENTS.md"}
+
+
+#: credentials of every shape the judge masks, pasted into context files by mistake
+SECRETS = (
+    "sk-proj-Q7vX2mN9pL4kR8sT1wY6zA3b",
+    "ghp_5fGh7JkL9mN2pQ4rS6tU8vW0xY1zA3bC",
+    "github_pat_11AB2CD3E0fGhIjKlMnOpQ_rStUvWxYz0123456789",
+    "xoxb-2048-9081726354-AbCdEfGhIjKl",
+    "AKIAZ7Q3LX5RT2MNV8PW",
+    "MIIEpAIBAAKCAQEA3Tz2mF9x",
+    "hunter2-staging",
+    "Zx81kQ_p0o9i8u7y6t5r4e3w2q1lkjhgfds",
+    "c0ffee4d2b9e8f7a6c5b4a39281706f5e4d3c2b1",
+)
+SECRET_ROOT = f"""# Tooling
+
+- Always use pnpm to install dependencies; the registry token is {SECRETS[0]}.
+- Never commit generated files to the repository.
+
+-----BEGIN RSA PRIVATE KEY-----
+{SECRETS[5]}
+-----END RSA PRIVATE KEY-----
+"""
+SECRET_DOCS = f"""# Docs site ({SECRETS[1]})
+
+The legacy site is built with npm, DB_PASSWORD={SECRETS[6]} and key {SECRETS[3]}.
+
+- Commit the generated files in dist with `{SECRETS[2]}` and {SECRETS[4]}.
+- Deploy with "api_key": "{SECRETS[7]}" from build {SECRETS[8]}.
+"""
+
+
+async def test_no_credential_in_a_context_file_is_sent_and_quotes_of_the_masked_text_stand(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    server.handler = scripted()  # quotes each sentence as it was sent
+    files = [
+        (str(tmp_path / "AGENTS.md"), SECRET_ROOT),
+        (str(tmp_path / "docs" / "AGENTS.md"), SECRET_DOCS),
+    ]
+    run = await judge_chain(files, one_shot(resolved(server)), MODEL, VerdictCache(None))
+    [request] = server.requests
+    body = request.body.decode()
+    assert [s for s in SECRETS if s in body or json.dumps(s)[1:-1] in body] == []
+    assert "[secret]" in body and "PRIVATE KEY" not in body
+    sent = [p["later"]["text"] for p in pairs_of(request)]
+    assert "The legacy site is built with npm, DB_PASSWORD=[secret] and key [secret]." in sent
+    assert pairs_of(request)[0]["later"]["heading"] == "Docs site ([secret])"
+    # the model quoted what it saw: the verdicts stand, and the findings point at the file
+    assert run.error is None and run.discarded == 0 and len(run.findings) == run.asked >= 2
+    assert all(f.where.path == files[1][0] for f in run.findings)
+
+
 async def test_a_verdict_quoting_words_not_in_the_file_is_discarded(
     server: LocalHTTPServer, tmp_path: Path
 ) -> None:
@@ -268,3 +348,45 @@ async def test_an_anthropic_model_is_asked_the_same_way(
     assert [block["text"] for block in system] == [SYSTEM_PROMPT]
     assert body.get("tools") in (None, [])
     assert len(run.findings) == 2 and run.error is None
+
+
+async def test_a_workspace_run_keeps_cached_verdicts_and_other_chains_when_a_request_fails(
+    server: LocalHTTPServer, tmp_path: Path
+) -> None:
+    server.handler = scripted()
+    path = str(tmp_path / "judge.json")
+    ask = one_shot(resolved(server))
+    # both pairs of docs/ are judged and cached
+    await judge_chain(chain(tmp_path), ask, MODEL, VerdictCache(path), root=str(tmp_path))
+
+    edited = DOCS_TEXT + "- Always use yarn for the docs.\n"  # a new pair for docs/
+    web = [
+        (str(tmp_path / "AGENTS.md"), ROOT_TEXT),
+        (str(tmp_path / "web" / "AGENTS.md"), DOCS_TEXT),
+    ]
+
+    def fails_for_docs(request: RecordedRequest) -> Reply:
+        if any(p["later"]["file"].startswith("docs/") for p in pairs_of(request)):
+            return json_reply(500, openai_error_body("docs broke it", kind="server_error"))
+        return answer(pairs_of(request))
+
+    server.handler = fails_for_docs
+    chains = [WorkspaceChain(tuple(chain(tmp_path, edited))), WorkspaceChain(tuple(web))]
+    seen: list[tuple[int, int]] = []
+    judgement = await judge_workspace(
+        chains,
+        ask,
+        MODEL,
+        VerdictCache(path),
+        root=str(tmp_path),
+        progress=lambda *n: seen.append(n),
+    )
+    assert seen == [(0, 2), (1, 2)]
+    docs_run, web_run = (c.run for c in judgement.chains)
+    assert docs_run.error is not None and "docs broke it" in docs_run.error
+    assert docs_run.cached == 2 and len(docs_run.findings) == 2  # the cache still speaks
+    assert web_run.error is None and web_run.asked == 2 and len(web_run.findings) == 2
+    assert len(judgement.findings) == 4 and judgement.error == docs_run.error
+    fallback = judgement.fallback()
+    assert fallback is not None and "for 1 of the 2 chains asked about" in fallback
+    assert len(VerdictCache(path)) == 4  # web's verdicts were saved beside docs'

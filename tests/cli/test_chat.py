@@ -24,6 +24,7 @@ from tests.agent.http_fixtures import (
     openai_text_reply,
     openai_tool_calls_reply,
 )
+from tests.agent.local_models import write_local_models
 from tests.processes import alive
 
 PI_LSP = Path(sys.executable).parent / "pi-lsp"
@@ -43,17 +44,7 @@ class Done:
 def setup(tmp: Path, base_url: str) -> None:
     for name in ("home", "agent", "proj"):
         (tmp / name).mkdir(exist_ok=True)
-    models = {
-        "providers": {
-            "local": {
-                "baseUrl": base_url + "/v1",
-                "api": "openai-completions",
-                "apiKey": API_KEY,
-                "models": [{"id": "m1", "contextWindow": 32000, "maxTokens": 1000}],
-            }
-        }
-    }
-    (tmp / "agent" / "models.json").write_text(json.dumps(models, indent=2))
+    write_local_models(tmp / "agent", base_url, API_KEY, "m1")
 
 
 async def chat(tmp: Path, *args: str) -> Done:

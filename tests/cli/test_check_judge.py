@@ -21,6 +21,7 @@ from tests.agent.http_fixtures import (
     openai_error_body,
     openai_text_reply,
 )
+from tests.agent.local_models import write_local_models
 from tests.cli.isolated import PI_LSP, isolated_env
 
 API_KEY = "sk-judge-cli-secret"
@@ -47,17 +48,7 @@ def setup(tmp: Path, base_url: str | None) -> None:
         "# Docs site\n\nThe legacy site is built with yarn.\n"
     )
     if base_url is not None:
-        models = {
-            "providers": {
-                "local": {
-                    "baseUrl": base_url + "/v1",
-                    "api": "openai-completions",
-                    "apiKey": API_KEY,
-                    "models": [{"id": "judge-1", "contextWindow": 32000, "maxTokens": 1000}],
-                }
-            }
-        }
-        (tmp / "agent" / "models.json").write_text(json.dumps(models))
+        write_local_models(tmp / "agent", base_url, API_KEY, "judge-1")
 
 
 async def check(tmp: Path, *args: str) -> Done:
@@ -150,9 +141,10 @@ async def test_check_judge_falls_back_to_the_word_rules_when_the_model_fails(
 
     assert judged(done) == []
     assert [d["rule"] for d in done.diagnostics()] == ["conflicting-instructions-in-file"]
-    notes = [line for line in done.stderr.splitlines() if line.startswith("pi-lsp: judge:")]
+    notes = [line for line in done.stderr.splitlines() if "failed" in line]
     assert len(notes) == 1, done.stderr  # said once, though the tree has two chains
-    assert "local/judge-1 failed" in notes[0] and "word-rule findings only" in notes[0]
+    assert notes[0].startswith("pi-lsp: judge: local/judge-1 failed")
+    assert notes[0].endswith("the word rules' findings only")
     assert "The server had an error" in notes[0]
     assert API_KEY not in done.stderr
 
@@ -164,3 +156,55 @@ async def test_check_judge_without_a_model_says_so_once(tmp_path: Path) -> None:
     notes = [line for line in done.stderr.splitlines() if line.startswith("pi-lsp: judge:")]
     assert len(notes) == 1 and "no model to ask" in notes[0]
     assert [d["rule"] for d in done.diagnostics()] == ["conflicting-instructions-in-file"]
+
+
+async def test_a_failed_request_for_one_chain_keeps_the_other_chains_verdicts(
+    tmp_path: Path,
+) -> None:
+    def fails_for_docs(request: RecordedRequest) -> Reply:
+        if any(p["later"]["file"] == "docs/AGENTS.md" for p in pairs_of(request)):
+            return json_reply(500, openai_error_body("The docs pair broke it", kind="server_error"))
+        return model_says_conflict(request)
+
+    async with LocalHTTPServer(handler=fails_for_docs) as server:
+        setup(tmp_path, server.base_url)
+        (tmp_path / "ws" / "web").mkdir()
+        (tmp_path / "ws" / "web" / "AGENTS.md").write_text(
+            "# Web app\n\nThe legacy app is built with yarn.\n"
+        )
+        done = await check(tmp_path, "--judge")
+    await aclose_shared_clients()
+
+    # docs/ is judged first and fails; web/ is judged all the same
+    asked = {p["later"]["file"] for r in server.requests for p in pairs_of(r)}
+    assert asked == {"docs/AGENTS.md", "web/AGENTS.md"}
+    assert [(d["path"], d["severity"]) for d in judged(done)] == [("web/AGENTS.md", "warning")]
+    notes = [line for line in done.stderr.splitlines() if "failed" in line]
+    assert len(notes) == 1, done.stderr
+    assert "The docs pair broke it" in notes[0]
+    assert "for 1 of the 2 chains asked about" in notes[0]
+    assert done.code == 1
+
+
+async def test_the_judge_reads_with_the_catalogue_the_settings_extend(tmp_path: Path) -> None:
+    async with LocalHTTPServer(handler=model_says_conflict) as server:
+        setup(tmp_path, server.base_url)
+        (tmp_path / "ws" / "AGENTS.md").write_text("# Events\n\n- Use Zephyrbus for events.\n")
+        (tmp_path / "ws" / "docs" / "AGENTS.md").write_text(
+            "# Docs site\n\nThe legacy site publishes through Quokkamq.\n"
+        )
+        plain = await check(tmp_path, "--judge")
+        assert server.requests == []  # no role names both: nothing to ask about
+        role = {"name": "event-bus", "label": "event bus", "values": ["Zephyrbus", "Quokkamq"]}
+        settings = {"lint": {"catalogue": [role]}}
+        (tmp_path / "agent" / "settings.json").write_text(json.dumps(settings))
+        extended = await check(tmp_path, "--judge")
+    await aclose_shared_clients()
+
+    assert judged(plain) == [] and "0 pairs asked" in plain.stderr
+    [request] = server.requests
+    assert [(p["earlier"]["text"], p["later"]["text"]) for p in pairs_of(request)] == [
+        ("Use Zephyrbus for events.", "The legacy site publishes through Quokkamq.")
+    ]
+    [finding] = judged(extended)
+    assert finding["path"] == "docs/AGENTS.md" and finding["related"][0]["path"] == "AGENTS.md"

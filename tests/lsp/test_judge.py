@@ -27,6 +27,7 @@ from tests.agent.http_fixtures import (
     openai_text_reply,
     sse_reply,
 )
+from tests.agent.local_models import write_local_models
 from tests.lsp.harness import WAIT, open_document, replace_document, start_client, wait_until
 
 API_KEY = "sk-lsp-judge-secret"
@@ -48,17 +49,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def write_models(tmp: Path, base_url: str) -> None:
-    models = {
-        "providers": {
-            "local": {
-                "baseUrl": base_url + "/v1",
-                "api": "openai-completions",
-                "apiKey": API_KEY,
-                "models": [{"id": "judge-1"}],
-            }
-        }
-    }
-    (tmp / "agent" / "models.json").write_text(json.dumps(models))
+    write_local_models(tmp / "agent", base_url, API_KEY, "judge-1")
 
 
 def pairs_of(request: RecordedRequest) -> list[dict[str, Any]]:
@@ -226,5 +217,34 @@ async def test_idle_judging_and_an_edit_hides_the_verdict_until_it_is_judged_aga
             assert [p["later"]["text"] for p in pairs_of(model.requests[1])] == [
                 "The legacy site is built with yarn and Vite."
             ]
+        finally:
+            await client.shutdown_session()
+
+
+async def test_a_failed_request_for_one_chain_keeps_the_other_chains_verdicts(ws: Path) -> None:
+    web = ws / "web" / "AGENTS.md"
+    web.parent.mkdir()
+    web.write_text("# Web app\n\nThe legacy app is built with yarn.\n")
+
+    def fails_for_docs(request: RecordedRequest) -> Reply:
+        if any(p["later"]["file"] == "docs/AGENTS.md" for p in pairs_of(request)):
+            return json_reply(500, openai_error_body("The docs pair broke it", kind="server_error"))
+        return model_says_conflict(request)
+
+    async with LocalHTTPServer(handler=fails_for_docs) as model:
+        write_models(ws.parent, model.base_url)
+        client = await start_client(ws.parent, options=OPTIONS)
+        try:
+            await built(client)
+            result = await judge_now(client)
+            assert "The docs pair broke it" in result["error"]
+            assert result["requests"] == 2 and result["findings"] == 1
+            [finding] = judged(await wait_until(client, web, lambda found: judged(found)))
+            assert "second package manager" in finding.message
+            docs = ws / "docs" / "AGENTS.md"
+            assert judged(list(client.diagnostics.get(docs.as_uri(), []))) == []
+            said = [m.message for m in client.messages if "judge" in m.message]
+            assert len(said) == 1, said
+            assert "for 1 of the 2 chains asked about" in said[0]
         finally:
             await client.shutdown_session()

@@ -123,6 +123,21 @@ UNITS: tuple[str, ...] = (
     "use pnpm, ",
     "(use pnpm ",
     '"use npm" ',
+    # credentials masked before text goes to a model: key prefixes, assignments, a PEM line,
+    # a key's characters without an end
+    "sk-",
+    "ghp_",
+    "xoxb-",
+    "AKIA",
+    "Bearer ",
+    "password",
+    "token=",
+    "secret_key_",
+    "api_key: ",
+    '"token": "',
+    "-----BEGIN PRIVATE KEY-----\n",
+    "-----BEGIN RSA ",
+    "a1B2/",
 )
 #: An opener once, then a filler that never closes it (an unclosed quote, code span, link, tag
 #: or frontmatter block, the value of a key), and a last character that makes a pattern
@@ -379,6 +394,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     from pi_lsp.lint.judge_candidates import Candidate
     from pi_lsp.lint.scopes import heading_languages, languages_of, opening_scope
     from pi_lsp.lint.vocabulary import CODE_MASK, current
+    from pi_lsp.prompt.credentials import mask_credentials
     from pi_lsp.resources.frontmatter import parse_frontmatter
     from pi_lsp.resources.path_refs import find_path_refs
     from pi_lsp.resources.templates import parse_command_args, substitute_args
@@ -434,6 +450,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
             heading_languages(text),
         ),
         "model judge answer": judge_answer,
+        "credentials masked before a model request": mask_credentials,
         "catalogue values of a clause": lambda text: current().find(text),
         "catalogue values of a clause in code": lambda text: current().find(
             text, CODE_MASK * len(text)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from pi_lsp.lint import conflicts
+from pi_lsp.lint.catalogue import load_catalogue, merge, parse_roles
 from pi_lsp.lint.conflicts import (
     ACKNOWLEDGED_OVERRIDE,
     CONFLICT,
@@ -24,6 +26,7 @@ from pi_lsp.lint.fixes import (
     finding_fixes,
     yaml_scalar,
 )
+from pi_lsp.lint.vocabulary import Vocabulary, using
 from pi_lsp.resources.frontmatter import parse_frontmatter
 from pi_lsp.resources.model import Finding, SourceRange, name_collision_finding
 from pi_lsp.resources.skill_files import analyze_skill_text
@@ -349,6 +352,33 @@ def test_conflict_fix_is_not_offered_when_the_text_moved() -> None:
     [finding] = find_conflicts(list(files.items()))
     files[PKG] = "\n" + files[PKG]
     assert finding_fixes(finding, context(files)) == []
+
+
+def test_a_conflict_of_a_user_role_is_fixed_with_the_reading_the_lint_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    roles, errors = parse_roles([{"name": "event-bus", "values": ["Zephyrbus", "Quokkamq"]}])
+    words = Vocabulary(merge(load_catalogue(), tuple(roles)), "test:event-bus")
+    files = {ROOT: "- Use Zephyrbus for events.\n", PKG: "- Events go through Quokkamq here.\n"}
+    with using(words):
+        [finding] = find_conflicts(list(files.items()))
+    assert errors == [] and finding.rule == CONFLICT
+
+    reads: list[str] = []
+    extract = conflicts.extract_instructions
+    monkeypatch.setattr(
+        conflicts,
+        "extract_instructions",
+        lambda path, text, *rest: reads.append(text) or extract(path, text, *rest),
+    )
+    [fix] = finding_fixes(finding, context(files, vocabulary=words))
+    assert fix.title == "State that this instruction overrides ../AGENTS.md"
+    # read as the lint read it: its reading is reused, only the edited text is read (to check
+    # that it now declares the override)
+    assert reads == [applied(files, fix)[PKG]]
+    reads.clear()
+    finding_fixes(finding, context(files))
+    assert files[PKG] in reads  # with the shipped catalogue alone the file is read anew
 
 
 # --- untrusted-project-resource, others ----------------------------------------------------------

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_lsp.lint.conflicts import instructions_of
-from pi_lsp.lint.judge import Verdict, parse_verdicts
+from pi_lsp.lint.conflicts import clipped, instructions_of
+from pi_lsp.lint.judge import MAX_TEXT, Verdict, parse_verdicts, request_text
 from pi_lsp.lint.judge_candidates import Candidate
 
 FOUND = instructions_of(
@@ -47,3 +47,16 @@ def test_a_made_up_quote_a_single_word_or_an_unknown_id_is_discarded() -> None:
 def test_an_answer_that_is_not_json_judges_nothing() -> None:
     assert parse_verdicts("I think they conflict.", PAIR) == ({}, 0)
     assert parse_verdicts('{"verdicts": "all fine"}', PAIR) == ({}, 0)
+
+
+def test_a_long_sentence_is_sent_on_one_line_clipped_as_messages_quote_it() -> None:
+    long = "- Always   use pnpm\n  " + "and keep the lockfile current " * 30 + "please.\n"
+    found = instructions_of("/r/AGENTS.md", long + "- Build docs with `npm`.\n")
+    assert found is not None
+    [pair] = json.loads(request_text([Candidate(found[0], found[1], "test")]).split("\n", 1)[1])[
+        "pairs"
+    ]
+    text = pair["earlier"]["text"]
+    assert len(text) <= MAX_TEXT and text.endswith("\u2026") and not text[:-1].endswith(" ")
+    assert text.startswith("Always use pnpm and keep the lockfile") and "\n" not in text
+    assert text == clipped(found[0].text, MAX_TEXT)  # the clipping tier-1 messages quote with

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pi_lsp.lint.judge import chain_candidates
 
 
@@ -44,20 +46,29 @@ def test_never_against_a_paraphrased_imperative_is_a_candidate() -> None:
     ) in found
 
 
-def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file() -> None:
-    root = (
-        "# Acme\n\n## Validation\n\n- Validate all external input with schemagate.\n"
-        "- Keep commits small.\n"
-    )
-    forms = "# Forms\n\n## Validation\n\n- Use formcheck schemas for form validation.\n"
-    found = pairs(("/r/AGENTS.md", root), ("/r/forms/AGENTS.md", forms))
-    assert found == {
-        (
-            "topic",
+@pytest.mark.parametrize(
+    ("root", "later", "earlier_text", "later_text"),
+    [
+        (  # a shared heading word and "validate" / "validation"
+            "# Acme\n\n## Validation\n\n- Validate all external input with schemagate.\n"
+            "- Keep commits small.\n",
+            "# Forms\n\n## Validation\n\n- Use formcheck schemas for form validation.\n",
             "Validate all external input with schemagate.",
             "Use formcheck schemas for form validation.",
-        )
-    }
+        ),
+        (  # "mocking" / "mocks" are one stem (PyStemmer, as for the frames), "ledger" the other
+            "# Acme\n\n## Services\n\n- Keep mocking the ledger service to a minimum.\n",
+            "# Payments\n\n## Testing\n\n- Write real mocks for each ledger call.\n",
+            "Keep mocking the ledger service to a minimum.",
+            "Write real mocks for each ledger call.",
+        ),
+    ],
+)
+def test_a_rule_outside_the_vocabulary_meets_its_topic_in_an_earlier_file(
+    root: str, later: str, earlier_text: str, later_text: str
+) -> None:
+    found = pairs(("/r/AGENTS.md", root), ("/r/sub/AGENTS.md", later))
+    assert found == {("topic", earlier_text, later_text)}
 
 
 def test_unrelated_sentences_and_two_descriptions_are_not_candidates() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,10 @@ from pi_lsp.lint.catalogue import (
     parse_catalogue,
     parse_roles,
 )
+from pi_lsp.lint.engine import user_vocabulary
 from pi_lsp.lint.rules_doc import render
+from pi_lsp.resources.model import Finding, SourceRange
+from pi_lsp.resources.settings import Settings, SettingsFile
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -175,3 +179,32 @@ def test_rules_doc_lists_the_catalogue_and_answers_help(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2 and bad.stderr.startswith("usage:")
     assert list(tmp_path.iterdir()) == []  # no file named --help, -h or --bogus
+
+
+def test_a_settings_file_swapped_for_a_pipe_is_not_read_for_the_entry_position(
+    tmp_path: Path,
+) -> None:
+    # loaded as a file; by the time the bad entry is placed it is a named pipe nobody writes
+    # to: an unguarded read would block for ever, the guarded one gives the `lint` key's place
+    fifo = tmp_path / "settings.json"
+    os.mkfifo(fifo)
+    lint = SourceRange(str(fifo), 3, 2, 3, 8)
+    loaded = SettingsFile(
+        "global",
+        str(fifo),
+        "loaded",
+        data={"lint": {"catalogue": [{"name": "Bad Name", "values": []}]}},
+        key_ranges={"lint": lint},
+    )
+    missing = SettingsFile("project", str(tmp_path / "p" / "settings.json"), "missing")
+    settings = Settings({}, loaded, missing, {})
+    found: list[tuple[object, list[Finding]]] = []
+    worker = threading.Thread(target=lambda: found.append(user_vocabulary(settings)), daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():  # let the blocked open return, then fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("the settings file was opened as a pipe and blocked")
+    [(words, [problem])] = found
+    assert words is None and problem.rule == "lint-catalogue-invalid"
+    assert problem.where == lint

@@ -20,9 +20,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from pi_lsp.lint.engine import Diagnostic
+from pi_lsp.lint.engine import Diagnostic, user_vocabulary
 from pi_lsp.lint.fixes import FIXABLE_RULES, Fix, FixContext, TrustProject, fixes_for
 from pi_lsp.lint.rules import BY_CODE, BY_NAME, Rule
+from pi_lsp.lint.vocabulary import Vocabulary
 from pi_lsp.resources.agent_dir import home_dir
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.server.convert import code_point_column, lsp_range, path_of, uri_of
@@ -125,6 +126,15 @@ def _skill_names(ls: PiLanguageServer) -> frozenset[str]:
     return frozenset(skill.name for resources in snapshots for skill in resources.skills)
 
 
+def _vocabulary(ls: PiLanguageServer, path: str) -> Vocabulary | None:
+    """The catalogue the lint read ``path`` with: that of the first working directory whose
+    context files include it (its settings may extend the shipped catalogue)."""
+    for resources in ls.state.snapshots.values():
+        if any(f.path == path for f in resources.context_files.files):
+            return user_vocabulary(resources.settings)[0]
+    return None
+
+
 def workspace_edit(ls: PiLanguageServer, fix: Fix, support: EditSupport) -> types.WorkspaceEdit:
     """``fix``'s edits (and renames, which need ``documentChanges``) as a ``WorkspaceEdit``."""
     by_path: dict[str, list[types.TextEdit]] = {}
@@ -193,6 +203,7 @@ def code_actions(
         can_rename=support.rename,
         home=home_dir(),
         seconds=ls.state.settings.file_budget_ms / 1000,
+        vocabulary=_vocabulary(ls, path),
     )
     actions: dict[tuple[object, ...], types.CodeAction] = {}
     commands: list[types.Command] = []

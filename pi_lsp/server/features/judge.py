@@ -5,14 +5,15 @@ file, or once the workspace has been quiet for ``judgeIdleMs`` after a rebuild (
 only), and a new trigger cancels a run still under way. A run asks the configured model
 (:func:`pi_lsp.agent.one_shot.judge_model`: ``judgeModel``, else the model ``pi-lsp chat``
 would use) about every chain of the workspace, one request per chain with the pairs the cache
-does not answer (:func:`pi_lsp.lint.judge.judge_chain`), with work-done progress that the user
-can cancel. Its ``judged-conflict`` diagnostics are published beside the rebuild's, and only
-while both files of a pair still hold the text that was judged: an edit hides them until the
-next run has judged the new text.
+does not answer (:func:`pi_lsp.lint.judge.judge_workspace`, which ``pi-lsp check --judge``
+runs too), with work-done progress that the user can cancel. Its ``judged-conflict``
+diagnostics are published beside the rebuild's, and only while both files of a pair still
+hold the text that was judged: an edit hides them until the next run has judged the new text.
 
-Without a usable model, or when a request fails, the server keeps the word rules' findings
-and says so once (a warning message and the log), not at every save; a later run that
-succeeds resets that. ``pi/judge`` starts a run at once and answers what it did.
+Without a usable model the server keeps the word rules' findings; when a request fails, the
+chains it was for keep theirs and the verdicts already cached, and the other chains are
+judged. Either is said once (a warning message and the log), not at every save; a later run
+that succeeds resets that. ``pi/judge`` starts a run at once and answers what it did.
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from pi_lsp.server.language_server import PROGRESS_CREATE_TIMEOUT, PiLanguageSer
 from pi_lsp.server.state import Rebuild
 
 log = logging.getLogger(__name__)
-
-Chain = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,15 +74,6 @@ def _current_texts(ls: PiLanguageServer) -> dict[str, str]:
     return texts
 
 
-def _chains(ls: PiLanguageServer) -> list[Chain]:
-    chains: dict[Chain, None] = {}
-    for resources in ls.state.snapshots.values():
-        chain = tuple((f.path, f.content) for f in resources.context_files.files)
-        if chain:
-            chains[chain] = None
-    return list(chains)
-
-
 def diagnostics_of(ls: PiLanguageServer, state: JudgeState) -> Mapping[str, list[Diagnostic]]:
     """The judged diagnostics whose two files still hold the text that was judged."""
     if not state.judged or not ls.state.settings.judge:
@@ -123,9 +113,15 @@ async def _begin_progress(ls: PiLanguageServer, title: str) -> str | None:
 
 async def _judge(ls: PiLanguageServer, state: JudgeState) -> dict[str, Any]:
     from pi_lsp.agent.one_shot import ModelUnavailable, judge_model, one_shot
-    from pi_lsp.lint.judge import VerdictCache, default_cache_path, judge_chain
+    from pi_lsp.lint.judge import (
+        VerdictCache,
+        WorkspaceJudgement,
+        default_cache_path,
+        judge_workspace,
+        workspace_chains,
+    )
 
-    chains = _chains(ls)
+    chains = workspace_chains(ls.state.snapshots.values())
     summary: dict[str, Any] = {"chains": len(chains), "asked": 0, "cached": 0, "requests": 0}
     summary.update(discarded=0, findings=0, cancelled=False, error=None)
     if not chains:
@@ -146,7 +142,6 @@ async def _judge(ls: PiLanguageServer, state: JudgeState) -> dict[str, Any]:
         return summary
     model = f"{resolved.model.provider}/{resolved.model.id}"
     summary["model"] = model
-    ask = one_shot(resolved)
     cache = await asyncio.to_thread(VerdictCache, default_cache_path())
     token = await _begin_progress(ls, "pi-lsp: judging instructions")
     task = asyncio.current_task()
@@ -157,57 +152,56 @@ async def _judge(ls: PiLanguageServer, state: JudgeState) -> dict[str, Any]:
             cancel.add_done_callback(
                 lambda f: loop.call_soon_threadsafe(task.cancel) if f.cancelled() else None
             )
-    judged: list[_Judged] = []
-    config = ls.state.lint_config()
+
+    def progress(done: int, total: int) -> None:
+        if token is not None:
+            ls.work_done_progress.report(
+                token,
+                types.WorkDoneProgressReport(
+                    message=f"{model}: chain {done + 1} of {total}",
+                    percentage=done * 100 // total,
+                ),
+            )
+
+    judgement: WorkspaceJudgement | None = None
     ended = "done"
     try:
-        for number, chain in enumerate(chains):
-            if token is not None:
-                ls.work_done_progress.report(
-                    token,
-                    types.WorkDoneProgressReport(
-                        message=f"{model}: chain {number + 1} of {len(chains)}",
-                        percentage=number * 100 // len(chains),
-                    ),
-                )
-            run = await judge_chain(chain, ask, model, cache, root=ls.state.root, save=False)
-            if run.error is not None:
-                summary["error"] = run.error
-                _say_once(
-                    ls,
-                    state,
-                    f"pi-lsp judge: {model} failed ({run.error}); showing the word rules' "
-                    "findings only",
-                )
-                ended = "failed"
-                return summary
-            for key in ("asked", "cached", "requests", "discarded"):
-                summary[key] += getattr(run, key)
-            texts = dict(chain)
-            for diagnostic in configured_diagnostics(run.findings, config):
-                finding = diagnostic.finding
-                pair = {finding.where.path, *(r.where.path for r in finding.related)}
-                judged.append(_Judged(diagnostic, tuple((p, texts[p]) for p in sorted(pair))))
+        judgement = await judge_workspace(
+            chains, one_shot(resolved), model, cache, root=ls.state.root, progress=progress
+        )
     except asyncio.CancelledError:
         summary["cancelled"] = True
         ended = "cancelled"
         raise
     finally:
-        await asyncio.to_thread(cache.save)
+        if judgement is not None and judgement.error is not None:
+            ended = "failed" if len(judgement.failed) == len(chains) else "done"
         if token is not None:
             ls.work_done_progress.tokens.pop(token, None)
             if not ls.shutting_down:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=ended))
+    for key in ("asked", "cached", "requests", "discarded"):
+        summary[key] = judgement.total(key)
+    config = ls.state.lint_config()
     seen: set[tuple[object, ...]] = set()
     state.judged = []
-    for item in judged:
-        f = item.diagnostic.finding
-        place = (f.where, f.rule, f.message)
-        if place not in seen:
+    for chain in judgement.chains:
+        texts = dict(chain.files)
+        for diagnostic in configured_diagnostics(chain.run.findings, config):
+            f = diagnostic.finding
+            place = (f.where, f.rule, f.message)
+            if place in seen:
+                continue
             seen.add(place)
-            state.judged.append(item)
+            pair = sorted({f.where.path, *(r.where.path for r in f.related)})
+            state.judged.append(_Judged(diagnostic, tuple((p, texts[p]) for p in pair)))
     summary["findings"] = len(state.judged)
-    state.fallback_said = False
+    fallback = judgement.fallback()
+    if fallback is None:
+        state.fallback_said = False
+    else:
+        summary["error"] = judgement.error
+        _say_once(ls, state, f"pi-lsp judge: {fallback}")
     ls.republish()
     return summary
 
