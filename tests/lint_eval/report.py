@@ -7,6 +7,7 @@ false findings with ``path:line`` and the quoted lines, for tuning.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Sequence
@@ -306,6 +307,7 @@ def render_markdown(
         "",
     ]
     lines += [override_line(e) for e in evaluations]
+    lines += first_score_lines()
     lines += ["", "## Real corpus: every conflict finding", ""]
     lines += corpus_lines(corpus, corpus_root or "../shared/corpus/repos")
     for evaluation in evaluations:
@@ -318,6 +320,40 @@ def render_markdown(
         lines += ["", f"## Misses and false findings: {evaluation.name} (match: block)", ""]
         lines += details or ["None."]
     return "\n".join(lines) + "\n"
+
+
+FIRST_SCORES = os.path.join(REPO, "tests", "lint_heldout", "first_scores.json")
+FIRST_HEADER = ("set", "scored on", "at commit", "TP", "FP", "FN", "precision", "recall")
+
+
+def first_score_lines(path: str = FIRST_SCORES) -> list[str]:
+    """The section on blind sets scored once before any tuning on them (``first_scores.json``):
+    figures on text nobody had tuned to, kept after the sets joined the development set."""
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    rows = [
+        [
+            str(row["set"]),
+            str(row["date"]),
+            str(row["commit"]),
+            str(row["tp"]),
+            str(row["fp"]),
+            str(row["fn"]),
+            f"{row['precision']:.2f}",
+            f"{row['recall']:.2f}",
+        ]
+        for row in data["scores"]
+    ]
+    return [
+        "",
+        "## Blind sets scored before tuning",
+        "",
+        str(data["about"]),
+        "",
+        *markdown_table(FIRST_HEADER, rows),
+    ]
 
 
 def _at_commit() -> str:

@@ -186,3 +186,16 @@ def test_every_labelled_line_of_the_open_sets_has_a_block(name: str) -> None:
             for ref in (label.first, label.second):
                 start, end = blocks.block(ref.path, ref.line)
                 assert start < ref.line <= end, (case.name, str(ref))
+
+
+def test_blind_first_scores_are_shown_as_recorded(tmp_path: Path) -> None:
+    from tests.lint_eval.report import first_score_lines
+
+    scores = tmp_path / "first_scores.json"
+    row = {"set": "s", "date": "d", "commit": "c", "tp": 1, "fp": 2, "fn": 3}
+    scores.write_text(
+        json.dumps({"about": "why", "scores": [{**row, "precision": 0.333, "recall": 0.25}]})
+    )
+    lines = first_score_lines(str(scores))
+    assert "| s | d | c | 1 | 2 | 3 | 0.33 | 0.25 |" in lines
+    assert first_score_lines(str(tmp_path / "absent.json")) == []
