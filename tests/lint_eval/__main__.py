@@ -13,6 +13,7 @@ import json
 import os
 import sys
 
+from tests.lint_eval.causes import causes
 from tests.lint_eval.corpus import CorpusFinding, judged_corpus_findings
 from tests.lint_eval.evaluation import SET_NAMES, SetEvaluation, evaluate_set
 from tests.lint_eval.floors import FLOOR_SETS, FLOORS, write_floors
@@ -54,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     corpus = _corpus(opts.corpus or opts.write_doc)
     today = datetime.date.today().isoformat()
     if opts.write_doc:
+        stages = {name: [(cause, asked) for _, _, cause, asked in causes(name)] for name in names}
         with open(DOC, "w", encoding="utf-8") as handle:
-            handle.write(render_markdown(evaluations, today, corpus, _shown(CORPUS_REPOS)))
+            handle.write(render_markdown(evaluations, today, corpus, _shown(CORPUS_REPOS), stages))
         print(f"wrote {os.path.relpath(DOC)}")
     if opts.write_floors:
         write_floors(evaluations, today)

@@ -14,6 +14,11 @@ or text). The stages, first match wins:
 * ``scope declined (…)``: contradicting choices whose scopes do not overlap, with the reason;
 * ``frames only``: no contradicting choices; both sides have action frames that did not meet;
 * ``not reported``: contradicting choices in overlapping scopes that no finding reports.
+
+Each miss is also marked ``candidate`` when the tier-2 judge would be asked about it (the
+pair is among :func:`pi_lsp.lint.judge.chain_candidates` within the first
+:data:`~pi_lsp.lint.judge.MAX_PAIRS` of its chain): the share of such misses is the most a
+perfect judge could add to tier 1's recall.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Sequence
 from pi_lsp.lint.choices import contradicts
 from pi_lsp.lint.conflicts import instructions_of
 from pi_lsp.lint.instructions import Instruction
+from pi_lsp.lint.judge import MAX_PAIRS, chain_candidates
 from pi_lsp.lint.scopes import declined_reason
 from tests.lint_eval.blocks import BlockIndex
 from tests.lint_eval.running import lint_workspace
@@ -98,12 +104,34 @@ def miss_cause(workspace: Workspace, label: Label) -> str:
     return "frames only"
 
 
-def causes(name: str) -> list[tuple[Workspace, Label, str]]:
+def judge_would_ask(workspace: Workspace, label: Label) -> bool:
+    """Whether the judge's candidates of the workspace's chain hold ``label``'s pair."""
+    chain = [(c.path, c.content) for c in build_chain(workspace.folder)]
+    blocks = BlockIndex(workspace.folder)
+    spans = []
+    for ref in (label.first, label.second):
+        start, end = blocks.block(ref.path, ref.line)
+        spans.append((ref.path, start, end))
+
+    def at(instruction: Instruction, span: tuple[str, int, int]) -> bool:
+        path, start, end = span
+        where = instruction.where
+        return where.path.endswith(path) and where.start_line < end and where.end_line >= start
+
+    for candidate in chain_candidates(chain)[:MAX_PAIRS]:
+        a, b = candidate.later, candidate.earlier
+        if (at(a, spans[0]) and at(b, spans[1])) or (at(a, spans[1]) and at(b, spans[0])):
+            return True
+    return False
+
+
+def causes(name: str) -> list[tuple[Workspace, Label, str, bool]]:
     out = []
     for workspace in load_set(name):
         score = score_workspace(workspace, lint_workspace(workspace))
         for label in score.missed:
-            out.append((workspace, label, miss_cause(workspace, label)))
+            cause = miss_cause(workspace, label)
+            out.append((workspace, label, cause, judge_would_ask(workspace, label)))
     return out
 
 
@@ -112,13 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", choices=tuple(SET_FOLDERS), default="dev")
     opts = parser.parse_args(argv)
     found = causes(opts.set)
-    counts = Counter(cause for _, _, cause in found)
-    print(f"{opts.set}: {len(found)} missed conflicts")
+    counts = Counter(cause for _, _, cause, _ in found)
+    asked = sum(1 for *_, candidate in found if candidate)
+    print(f"{opts.set}: {len(found)} missed conflicts, {asked} of them judge candidates")
     for cause, count in counts.most_common():
         print(f"  {count:3d}  {cause}")
     if opts.set not in FROZEN_SETS:
-        for workspace, label, cause in found:
-            print(f"{workspace.name}: {label.first} ~ {label.second} [{label.dimension}]: {cause}")
+        for workspace, label, cause, candidate in found:
+            mark = " (candidate)" if candidate else ""
+            where = f"{label.first} ~ {label.second} [{label.dimension}]"
+            print(f"{workspace.name}: {where}: {cause}{mark}")
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tests.lint_eval.corpus import CorpusFinding
 from tests.lint_eval.evaluation import SetEvaluation
@@ -284,6 +284,7 @@ def render_markdown(
     date: str,
     corpus: Sequence[CorpusFinding] | None = None,
     corpus_root: str | None = None,
+    stages: Mapping[str, Sequence[tuple[str, bool]]] | None = None,
 ) -> str:
     lines = [
         "# Lint evaluation: conflicting instructions",
@@ -308,6 +309,8 @@ def render_markdown(
     ]
     lines += [override_line(e) for e in evaluations]
     lines += first_score_lines()
+    if stages:
+        lines += stage_lines(stages)
     lines += ["", "## Real corpus: every conflict finding", ""]
     lines += corpus_lines(corpus, corpus_root or "../shared/corpus/repos")
     for evaluation in evaluations:
@@ -320,6 +323,35 @@ def render_markdown(
         lines += ["", f"## Misses and false findings: {evaluation.name} (match: block)", ""]
         lines += details or ["None."]
     return "\n".join(lines) + "\n"
+
+
+def stage_lines(stages: Mapping[str, Sequence[tuple[str, bool]]]) -> list[str]:
+    """Per set, the missed conflicts by the stage of the lint that lost them, and how many the
+    tier-2 judge would be asked about (``python -m tests.lint_eval.causes``)."""
+    names = sorted({cause for misses in stages.values() for cause, _ in misses})
+    header = ("stage", *stages)
+    rows = [
+        [name, *(str(sum(1 for c, _ in misses if c == name)) for misses in stages.values())]
+        for name in names
+    ]
+    rows.append(["all misses", *(str(len(misses)) for misses in stages.values())])
+    rows.append(
+        [
+            "of them judge candidates",
+            *(str(sum(1 for _, asked in misses if asked)) for misses in stages.values()),
+        ]
+    )
+    return [
+        "",
+        "## Why conflicts are missed, and what the judge could reach",
+        "",
+        "Each missed conflict filed by the stage of the lint that lost it (see "
+        "`tests/lint_eval/causes.py`; the frozen set in counts only). A judge candidate is a "
+        "missed pair the tier-2 judge would be asked about: with a judge that is always right, "
+        "recall would rise by that many pairs.",
+        "",
+        *markdown_table(header, rows),
+    ]
 
 
 FIRST_SCORES = os.path.join(REPO, "tests", "lint_heldout", "first_scores.json")

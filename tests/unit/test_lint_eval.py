@@ -199,3 +199,33 @@ def test_blind_first_scores_are_shown_as_recorded(tmp_path: Path) -> None:
     lines = first_score_lines(str(scores))
     assert "| s | d | c | 1 | 2 | 3 | 0.33 | 0.25 |" in lines
     assert first_score_lines(str(tmp_path / "absent.json")) == []
+
+
+def test_misses_are_counted_by_stage_and_judge_reach_per_set() -> None:
+    from tests.lint_eval.report import stage_lines
+
+    lines = stage_lines(
+        {
+            "dev": [("no value (later)", True), ("frames only", False)],
+            "test": [("frames only", True)],
+        }
+    )
+    assert "| frames only | 1 | 1 |" in lines
+    assert "| no value (later) | 1 | 0 |" in lines
+    assert "| all misses | 2 | 1 |" in lines
+    assert "| of them judge candidates | 1 | 1 |" in lines
+
+
+def test_a_miss_is_filed_by_the_stage_that_lost_it(tmp_path: Path) -> None:
+    from tests.lint_eval.causes import miss_cause
+    from tests.lint_eval.workspaces import load_workspace
+
+    case = tmp_path / "case"
+    (case / "project" / "pkg").mkdir(parents=True)
+    (case / "project" / "AGENTS.md").write_text("# Rules\n\nWe love the color blue.\n")
+    (case / "project" / "pkg" / "AGENTS.md").write_text("# Pkg\n\n- Use pnpm.\n")
+    (case / "project" / "pkg" / "cwd").write_text("")
+    label = {"later": "project/pkg/AGENTS.md:3", "earlier": "project/AGENTS.md:3"}
+    (case / "labels.json").write_text(json.dumps({"description": "d", "conflicts": [label]}))
+    workspace = load_workspace(str(case))
+    assert miss_cause(workspace, workspace.labels[0]) == "no value (earlier)"
