@@ -396,6 +396,7 @@ _NEUTRAL = _words(
     you we i they it them us yourself yourselves ourselves themselves itself one
     directly direct straight ever just also really simply actually explicitly please always
     never still instead again properly anything something everything ever
+    whatever whichever
     agent agents assistant model ai claude codex pi contributor developer everyone anybody
     anyone everybody"""
 )
@@ -459,7 +460,23 @@ _RELATIVE = frozenset(
 )
 #: adverbs that are not "-ly" words; "-ly" words that are not adverbs
 _ADVERB_WORDS = frozenset(
-    {"only", "anywhere", "everywhere", "here", "there", "elsewhere", "locally", "first", "too"}
+    {
+        "only",
+        "anywhere",
+        "everywhere",
+        "here",
+        "there",
+        "elsewhere",
+        "locally",
+        "first",
+        "too",
+        "often",
+        "later",
+        "afterwards",
+        "afterward",
+        "now",
+        "sometimes",
+    }
 )
 _NOT_ADVERBS = frozenset({"apply", "reply", "supply", "fly", "rely", "family", "assembly"})
 #: a verb and the noun after it that make a compound noun, not an imperative ("Commit
@@ -500,6 +517,7 @@ _ADVERBS = frozenset(
 )
 _FORBIDDEN = frozenset(
     {"forbidden", "prohibited", "banned", "disallowed", "discouraged", "off-limits", "taboo"}
+    | {"disabled"}
 )
 
 
@@ -610,6 +628,21 @@ def _is_base(word: str) -> bool:
     return not (word.endswith("s") and not word.endswith("ss") and len(word) > 3)
 
 
+#: verbs outside the tables that open a purpose ("commit with `--no-verify` to save time")
+_PURPOSE = frozenset(
+    {"save", "avoid", "keep", "speed", "check", "see", "ensure", "verify", "confirm", "fix"}
+    | {"help", "allow", "prevent", "reduce", "get", "bring", "catch", "trigger", "start"}
+)
+
+
+def _purpose(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]``, after "to", is a verb: "to" opens a purpose, not a target."""
+    word = words[at]
+    if word.startswith("`") or not _is_base(word):
+        return False
+    return word in _PURPOSE or _verb_class(words, at) is not None
+
+
 def _gerund(word: str) -> bool:
     return word.endswith("ing") and _verb_class((word,), 0) is not None
 
@@ -663,6 +696,8 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
         word = words[k]
         if word in _RELATIVE and current:
             break  # "code you just wrote": a relative clause ends the phrases read
+        if word == "to" and k + 1 < len(words) and _purpose(words, k + 1):
+            break  # "commit with `--no-verify` to save time": a purpose, not a target
         if word in _PREPOSITIONS:
             close()
             role = _PREPOSITIONS[word]
@@ -977,6 +1012,22 @@ def _subject_form(words: Sequence[str]) -> tuple[_Reading, list[str]] | None:
     return None
 
 
+#: nouns of "X is the human's job"
+_DUTIES = frozenset({"job", "responsibility", "task", "call", "decision", "domain"})
+
+
+def _someone_elses(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at:]`` says an action belongs to someone else ("the human's job", "up
+    to the maintainers", "the maintainers' call")."""
+    piece = [w for w in words[at : at + 4] if w not in ("the", "a", "an")]
+    if piece[:2] == ["up", "to"]:
+        return len(piece) > 2 and piece[2] in _PEOPLE
+    if len(piece) < 2 or piece[1] not in _DUTIES:
+        return False
+    owner = piece[0].removesuffix("'s")
+    return owner in _PEOPLE
+
+
 def _state(
     words: Sequence[str], subject: list[str], rest: int, negative: bool, agent: bool
 ) -> tuple[_Reading, list[str]] | None:
@@ -985,6 +1036,9 @@ def _state(
     following = words[rest] if rest < len(words) else ""
     if following == "off" and rest + 1 < len(words) and words[rest + 1] == "limits":
         following = "off-limits"
+    if not negative and _someone_elses(words, rest):
+        # "Committing is the human's job", "Merging is up to the maintainers"
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
     if following in _FORBIDDEN:
         modality = REQUIRE if negative else PROHIBIT
         return _Reading(negative, 0, gerund=True, modality=modality), subject
@@ -1101,6 +1155,12 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
     k = 0
     while k < len(words):
         word = words[k]
+        free = _freely(words, k)
+        if free:
+            # "install them freely", "push whenever you like", "no need to ask"
+            gate = gate or "unasked"
+            k += free
+            continue
         if word not in _GATE_OPENERS:
             out.append(word)
             k += 1
@@ -1113,6 +1173,15 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
         ):
             j += 1
         target = words[j] if j < len(words) else ""
+        if (
+            word == "without"
+            and target in _CONSULTING
+            and words[j + 1 : j + 2] in (["with"], ["to"])
+        ):
+            target = "asking"  # "without checking with me first"
+            j += 1
+            while j + 1 < len(words) and (words[j + 1] in _PEOPLE or words[j + 1] in filler):
+                j += 1
         named = target in _APPROVAL or (
             request and (target in _REQUESTED or target in _REQUEST_VERBS)
         )
@@ -1139,6 +1208,37 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
                 j += 1
         k = j
     return out, gate
+
+
+#: verbs of "without checking with …": the action waits for the one consulted
+_CONSULTING = frozenset({"checking", "consulting", "talking", "confirming"})
+#: what follows "whenever you …" / "as often as you …" when it says no one need be asked
+_WISHES = frozenset({"want", "like", "wish", "need", "see"})
+
+
+def _freely(words: list[str], at: int) -> int:
+    """How many words at ``words[at]`` say an action needs no one's approval ("freely",
+    "whenever you like", "as often as you want", "no need to ask"), or 0."""
+    word = words[at]
+    if word == "freely":
+        return 1
+    if word == "whenever" and words[at + 1 : at + 2] == ["you"]:
+        return 3 if words[at + 2 : at + 3] and words[at + 2] in _WISHES else 0
+    if word == "as" and words[at : at + 4] == ["as", "often", "as", "you"]:
+        return 5 if words[at + 4 : at + 5] and words[at + 4] in _WISHES else 0
+    if words[at : at + 3] == ["no", "need", "to"] and words[at + 3 : at + 4] in _ASK_WORDS:
+        end = at + 4
+        while end < len(words) and end - at < 8 and words[end] in _ASKED_TAIL:
+            end += 1
+        return end - at
+    return 0
+
+
+_ASK_WORDS = (["ask"], ["check"], ["wait"])
+
+
+#: words after "no need to ask" that still belong to it ("first", "for approval")
+_ASKED_TAIL = frozenset({"first", "for", "anyone", "anybody"}) | _APPROVAL
 
 
 def _gated(frame: Frame, gate: str) -> Frame:
@@ -1310,7 +1410,12 @@ def _frames(
         phrases = [("", p) if k == 0 else (r, p) for k, (r, p) in enumerate(phrases[1:])]
     objects: list[_Phrase] = []
     others: list[tuple[str, _Phrase]] = []
-    if verb in _LANDING:
+    network = [p for r, p in phrases if r != "" and p.head == "network"]
+    if verb == "access" and network:
+        # "download packages from the internet": what is reached is the network
+        objects = network[:1]
+        others = [(r, p) for r, p in phrases if p is not network[0]]
+    elif verb in _LANDING:
         targets = [p for r, p in phrases if r in ("to", "on")]
         if targets:
             # "push your commits to main" lands on main: the payload does not narrow it
@@ -1319,6 +1424,8 @@ def _frames(
             others = [(r, p) for r, p in phrases if p is not targets[0] and p.head not in _PAYLOAD]
     if not objects:
         direct = [p for r, p in phrases if r == ""]
+        if verb == "create" and [p.head for p in direct] == [lemma("commit")]:
+            verb, direct = "commit", []  # "create a commit", "make a commit"
         if verb in _OBJECTLESS:
             # "push your changes", "commit your work": the payload does not narrow it
             direct = [p for p in direct if p.modifiers or p.head not in _payloads()]
@@ -1328,7 +1435,8 @@ def _frames(
             objects = direct
             others = [(r, p) for r, p in phrases if r != ""]
         elif first and (
-            (first[0] in ("to", "on", "with", "in") and verb not in _OBJECTLESS)
+            first[0] in ("to", "on")
+            or (first[0] in ("with", "in") and verb not in _OBJECTLESS)
             or (first[0] == "from" and verb == "access")
             or (first[0] == "with" and first[1].head.startswith("`"))
         ):
