@@ -18,6 +18,21 @@ instruction's plain text with inline code masked (a code span is one object toke
   condition of an "if …, never …"), lemmatised; words that never narrow a rule ("directly",
   "every", "your") are dropped.
 
+* modality: what the instruction says of the action, beyond always/never: *require* (the
+  positive markers above), *permit* ("you may", "can", "feel free to", "it's fine to", "the
+  agent is allowed to", "X is OK"), *prohibit* (the negative markers, "X is off-limits", "leave
+  X-ing to the human", "X is the maintainers' job") or *gated*, allowed once approved ("ask
+  before …", "check with the team before …", "X requires sign-off", "… only with approval",
+  "never … without approval", "… unless asked"); a permission or requirement that says it
+  needs no approval ("feel free", "without asking", "whenever you like") is ``unasked``.
+  A deverbal subject reads as its verb ("Pushing is off-limits" is "push", "No new
+  dependencies" is "add dependency");
+* what the agent itself may do, named many ways, is one action through data tables
+  (:data:`_ACTIONS`: "install packages", "introduce a new library" and "use third-party
+  packages" are "add dependency"; "run the migrations" and "alter the schema" are "migrate
+  schema"; "make HTTP requests" and "fetch from the internet" are "access network";
+  :data:`_COMMANDS`: `git push --force`, `--no-verify`, `alembic upgrade head` …).
+
 Text that is not a rule makes no frame: a question, a description ("we never had to …", "CI
 never pushes …": the verb after the marker must be in its base form), a clause with no verb
 or no object. A frame read under a condition ("if …", "when …", "unless …") is marked
@@ -1185,6 +1200,8 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
         named = target in _APPROVAL or (
             request and (target in _REQUESTED or target in _REQUEST_VERBS)
         )
+        if request and named and not _ends_request(words, j + 1):
+            named = False  # "unless a user asks to run the full suite": a request for more
         if not named or (word in ("if", "when", "until") and target not in _REQUESTED):
             out.append(word)
             k += 1
@@ -1214,6 +1231,18 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
 _CONSULTING = frozenset({"checking", "consulting", "talking", "confirming"})
 #: what follows "whenever you …" / "as often as you …" when it says no one need be asked
 _WISHES = frozenset({"want", "like", "wish", "need", "see"})
+
+
+def _ends_request(words: list[str], at: int) -> bool:
+    """Whether a request ("unless asked", "if the user asks") ends at ``words[at]``: the
+    clause ends, or only "to do so" / "by the user" / "for it" / "first" follows (not "asks to
+    run the full suite", not "when the requested work is done")."""
+    rest = words[at : at + 3]
+    if not rest or rest[0] in (",", "first", "explicitly", "otherwise"):
+        return True
+    if rest[0] == "to":
+        return rest[1:] in ([], ["do", "so"], ["do"])
+    return rest[0] in ("by", "for") or rest == ["so"]
 
 
 def _freely(words: list[str], at: int) -> int:
@@ -1505,9 +1534,12 @@ def frames_of(readable: str, masked: str | None = None) -> tuple[Frame, ...]:
 class FramePair:
     """Two instructions whose action frames have opposite polarity on one object.
 
-    A ``confident`` pair shares the verb class and the object with its modifiers, neither
-    side under a condition, and every qualifier of the *never* side is also on the *always*
-    side: tier 1 reports it. The others are candidates for a judge (tier 2); ``reason``
+    Modalities are opposed when one prohibits what the other requires or permits, or one
+    gates what the other permits (or requires) without asking. A ``confident`` pair shares
+    the verb class and the object with its modifiers, neither side under a condition, and
+    every qualifier of the *never* side (the prohibition or gate) is also on the *always*
+    side; a gate meets a permission confidently only when the permission says it needs no
+    approval: tier 1 reports it. The others are candidates for a judge (tier 2); ``reason``
     says what kept the pair from being confident ("different actions on …", "different
     kinds of …", "the never side is narrower: …", "the always side says only", "the always
     side is scoped: …", "one side holds under a condition").
