@@ -752,7 +752,17 @@ class _Reading:
 
 
 #: adjectives that allow what they describe ("it is fine to …", "X is OK")
-_ALLOWED = ("allowed", "permitted", "ok", "okay", "fine", "acceptable", "welcome")
+_ALLOWED = (
+    "allowed",
+    "permitted",
+    "ok",
+    "okay",
+    "fine",
+    "acceptable",
+    "welcome",
+    "available",
+    "enabled",
+)
 #: leads that give a modality other than a plain always/never, checked before them:
 #: (words, modality, the verb after them is a gerund, says no approval is needed)
 _MODAL_LEADS: tuple[tuple[tuple[str, ...], str, bool, bool], ...] = (
@@ -1109,8 +1119,8 @@ def _comma_clauses(words: list[str]) -> list[list[str]]:
         # the first comma after "If …" / "In tests …" ends the condition, not the clause
         opened = bool(piece) and (piece[0] in _CONDITION or piece[0] in _SCOPE)
         closed = not opened or "," in piece[-_CONDITION_WORDS:] or len(piece) > _CONDITION_WORDS
-        if word == "," and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
-            pieces.append([])
+        if word in (",", "but") and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
+            pieces.append([])  # "…, always open a PR instead", "commit freely but never push"
             continue
         piece.append(word)
     return pieces
@@ -1170,6 +1180,9 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
     k = 0
     while k < len(words):
         word = words[k]
+        if word == "on" and words[k + 2 : k + 3] == ["own"] and words[k + 1] in _POSSESSIVES:
+            k += 3  # "never commit on your own": who acts, not where
+            continue
         free = _freely(words, k)
         if free:
             # "install them freely", "push whenever you like", "no need to ask"
@@ -1243,6 +1256,9 @@ def _ends_request(words: list[str], at: int) -> bool:
     if rest[0] == "to":
         return rest[1:] in ([], ["do", "so"], ["do"])
     return rest[0] in ("by", "for") or rest == ["so"]
+
+
+_POSSESSIVES = frozenset({"your", "its", "their", "my", "our"})
 
 
 def _freely(words: list[str], at: int) -> int:

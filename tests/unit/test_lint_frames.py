@@ -171,6 +171,12 @@ def test_a_frame_reads_its_modality() -> None:
     # a request for something else is a condition, not a gate
     (request,) = frames_of("You can skip the checks, unless a user asks to run the full suite.")
     assert request.modality == PERMIT and request.conditional
+    # "but never …" opens a clause of its own; "on your own" says who, not where
+    assert [(f.modality, f.verb) for f in frames_of("Commit freely but never push.")] == [
+        (REQUIRE, "commit"),
+        (PROHIBIT, "push"),
+    ]
+    assert read("Never commit on your own.") == read("Never commit.")
     # commands name their action
     (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
     assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
