@@ -221,14 +221,14 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "`main`",
         "`master`",
     ),
-    "dependency": (
-        "dependency",
-        "dep",
-        "deps",
-        "third-party package",
+    "dependency": ("dependency", "dep", "deps"),
+    #: "install packages" adds one; "install the dependencies" may restore the lockfile's
+    "package": (
         "package",
         "library",
         "lib",
+        "third-party package",
+        "third-party library",
         "npm package",
         "pip package",
         "crate",
@@ -286,6 +286,8 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
 }
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
+#: modifiers of a dependency that say it is one more ("new dependencies", "extra packages")
+_NEW = ("new", "additional", "extra", "more", "external", "other")
 #: verbs that name a whole action without an object ("Do not push", "Leave committing to the
 #: human"): a frame of their own, object "", when the only object is a payload
 _OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate"})
@@ -299,35 +301,36 @@ def _payloads() -> frozenset[str]:
 # --- what the agent itself may do: actions named many ways, as data ------------------------
 
 #: (verb classes, object classes, the action's verb and object, modifiers that never narrow
-#: it): "install a package", "introduce a new dependency", "use third-party libraries" are
-#: one action, "add dependency"; "run the migrations", "alter the database schema" another.
-#: Verbs and objects are the class names of the tables above; "" is "no object".
-_ACTIONS: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str, tuple[str, ...]], ...] = (
-    (
-        ("add", "install", "use"),
-        ("dependency",),
-        "add",
-        "dependency",
-        ("new", "additional", "extra", "more", "external", "other"),
-    ),
+#: it, modifiers of which one must be there or ()): "install a package", "introduce a new
+#: dependency", "install new dependencies" are one action, "add dependency" ("install the
+#: dependencies" may only restore what the lockfile names, and "use packages" uses what is
+#: there); "run the migrations", "alter the database schema" another. Verbs and objects are
+#: the class names of the tables above; "" is "no object".
+_ACTIONS: tuple[
+    tuple[tuple[str, ...], tuple[str, ...], str, str, tuple[str, ...], tuple[str, ...]], ...
+] = (
+    (("add",), ("dependency", "package"), "add", "dependency", _NEW, ()),
+    (("install",), ("package",), "add", "dependency", _NEW, ()),
+    (("install",), ("dependency",), "add", "dependency", _NEW, _NEW),
     (
         ("access", "use", "create", "send"),
         ("network",),
         "access",
         "network",
         ("external", "outbound", "public", "network"),
+        (),
     ),
-    (("run", "migrate"), ("migration",), "migrate", "schema", ("database", "pending")),
-    (("migrate", "edit", "update"), ("schema",), "migrate", "schema", ("database",)),
-    (("migrate",), ("database", ""), "migrate", "schema", ()),
-    (("edit", "update", "regenerate", "create"), ("lockfile",), "update", "lockfile", ()),
-    (("skip",), ("hook",), "skip", "hook", ("git", "commit", "pre-commit")),
-    (("open", "create", "submit", "send"), ("pr",), "open", "pr", ("new",)),
-    (("land",), ("remote",), "push", "", ()),
+    (("run", "migrate"), ("migration",), "migrate", "schema", ("database", "pending"), ()),
+    (("migrate", "edit", "update"), ("schema",), "migrate", "schema", ("database",), ()),
+    (("migrate",), ("database", ""), "migrate", "schema", (), ()),
+    (("edit", "update", "regenerate", "create"), ("lockfile",), "update", "lockfile", (), ()),
+    (("skip",), ("hook",), "skip", "hook", ("git", "commit", "pre-commit"), ()),
+    (("open", "create", "submit", "send"), ("pr",), "open", "pr", ("new",), ()),
+    (("land",), ("remote",), "push", "", (), ()),
 )
 #: nouns that stand for their action on their own ("No new dependencies", "No network
 #: access"): the action's verb
-_IMPLIED = {"dependency": "add", "network": "access", "migration": "migrate"}
+_IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migration": "migrate"}
 #: inline commands that name an action, tested as substrings of the verb and the command
 #: together ("push `--force`", "run `git commit --no-verify`"); the first match wins and an
 #: action "" keeps the command as it is (the safer force push is not a force push)
@@ -352,14 +355,17 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 )
 
 
+_Action = tuple[str, str, frozenset[str], frozenset[str]]
+
+
 @lru_cache(maxsize=1)
-def _action_table() -> dict[tuple[str, str], tuple[str, str, frozenset[str]]]:
-    table: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {}
-    for verbs, objects, verb, obj, neutral in _ACTIONS:
+def _action_table() -> dict[tuple[str, str], _Action]:
+    table: dict[tuple[str, str], _Action] = {}
+    for verbs, objects, verb, obj, neutral, needed in _ACTIONS:
         dropped = frozenset(lemma(w) for w in neutral) | set(objects)
         for v in verbs:
             for o in objects:
-                table[(v, o)] = (verb, obj, dropped)
+                table[(v, o)] = (verb, obj, dropped, frozenset(lemma(w) for w in needed))
     return table
 
 
@@ -391,9 +397,9 @@ def _action(verb: str, head: str, kinds: frozenset[str]) -> tuple[str, str, froz
         if named is not None:
             return named[0], named[1], kinds
     found = _action_table().get((verb, head))
-    if found is None:
+    if found is None or (found[3] and not found[3] & kinds):
         return verb, head, kinds
-    action, obj, dropped = found
+    action, obj, dropped, _ = found
     return action, obj, kinds - dropped
 
 

@@ -112,6 +112,9 @@ MODAL_NEAR_MISSES = [
     # a gate against an obligation: do it, once approved
     ("Ask before pushing.", "Always push your branch."),
     ("Adding a dependency requires sign-off.", "Always run `pnpm install` after pulling."),
+    # restoring the lockfile's dependencies, or using what is there, adds none
+    ("Never add dependencies.", "Always install dependencies with `pnpm install`."),
+    ("No new dependencies.", "Use packages from the internal registry."),
     # a permission against an obligation
     ("You may push.", "Always push your changes."),
     # a gate against a permission that does not say it needs no approval
