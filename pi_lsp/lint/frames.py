@@ -664,6 +664,15 @@ def _purpose(words: Sequence[str], at: int) -> bool:
     return word in _PURPOSE or _verb_class(words, at) is not None
 
 
+def _next_verb(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]`` is a verb of the tables in its base form (a new verb phrase)."""
+    if at >= len(words) or words[at].startswith("`") or not _is_base(words[at]):
+        return False
+    known = _verb_class(words, at)
+    following = words[at + 1] if at + 1 < len(words) else ""
+    return known is not None and (lemma(words[at]), lemma(following)) not in _COMPOUNDS
+
+
 def _gerund(word: str) -> bool:
     return word.endswith("ing") and _verb_class((word,), 0) is not None
 
@@ -719,6 +728,8 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             break  # "code you just wrote": a relative clause ends the phrases read
         if word == "to" and k + 1 < len(words) and _purpose(words, k + 1):
             break  # "commit with `--no-verify` to save time": a purpose, not a target
+        if word in ("and", "then") and (current or phrases) and _next_verb(words, k + 1):
+            break  # "push your branch and open a PR": another action, not an object
         if word in _PREPOSITIONS:
             close()
             role = _PREPOSITIONS[word]

@@ -180,6 +180,8 @@ def test_a_frame_reads_its_modality() -> None:
         (PROHIBIT, "push"),
     ]
     assert read("Never commit on your own.") == read("Never commit.")
+    # a second verb phrase is not an object of the first
+    assert read("Push your branch and open a PR.") == read("Push your changes.")
     # commands name their action
     (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
     assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
