@@ -8,7 +8,10 @@
   :mod:`pi_lsp.lint.choices`), or one says *never* and the other *always* (or a plain
   imperative) about the same action: in the same words, or in words whose action frames match
   (:mod:`pi_lsp.lint.frames`: "never commit directly to main" / "push your commits straight to
-  the main branch"). Weaker always/never pairs are not reported: :func:`polarity_candidates`
+  the main branch"), including a prohibition against a permission ("pushing is off-limits" /
+  "the agent is allowed to push") and an approval gate against a permission given without
+  asking ("adding a package requires sign-off" / "feel free to add dependencies"). Weaker
+  always/never pairs are not reported: :func:`polarity_candidates`
   lists them for a model judge. The finding sits on the later instruction and points at
   the earliest instruction it contradicts. Only instructions whose scopes overlap are compared
   (:mod:`pi_lsp.lint.scopes`): a Python rule and a TypeScript rule do not meet, nor does a
@@ -536,8 +539,9 @@ def polarity_candidates(
     seconds: float | None = None,
 ) -> list[FramePair]:
     """Pairs of instructions of ``chain`` (as for :func:`find_conflicts`) whose action frames
-    have opposite polarity on one object but that tier 1 does not report: the verb classes
-    differ, the qualifiers differ, or one side holds under a condition (``reason`` says
+    have opposed modalities (:mod:`pi_lsp.lint.frames`) on one object but that tier 1 does not
+    report: the verb classes differ, the qualifiers differ, one side holds under a condition,
+    or a gate meets a permission that does not say it needs no approval (``reason`` says
     which). A model judge (tier 2) decides these; pairs that :func:`find_conflicts` reports
     are left out. ``later_index`` / ``earlier_index`` count instructions across the chain in
     prompt order."""

@@ -18,6 +18,21 @@ instruction's plain text with inline code masked (a code span is one object toke
   condition of an "if …, never …"), lemmatised; words that never narrow a rule ("directly",
   "every", "your") are dropped.
 
+* modality: what the instruction says of the action, beyond always/never: *require* (the
+  positive markers above), *permit* ("you may", "can", "feel free to", "it's fine to", "the
+  agent is allowed to", "X is OK"), *prohibit* (the negative markers, "X is off-limits", "leave
+  X-ing to the human", "X is the maintainers' job") or *gated*, allowed once approved ("ask
+  before …", "check with the team before …", "X requires sign-off", "… only with approval",
+  "never … without approval", "… unless asked"); a permission or requirement that says it
+  needs no approval ("feel free", "without asking", "whenever you like") is ``unasked``.
+  A deverbal subject reads as its verb ("Pushing is off-limits" is "push", "No new
+  dependencies" is "add dependency");
+* what the agent itself may do, named many ways, is one action through data tables
+  (:data:`_ACTIONS`: "install packages", "introduce a new library" and "use third-party
+  packages" are "add dependency"; "run the migrations" and "alter the schema" are "migrate
+  schema"; "make HTTP requests" and "fetch from the internet" are "access network";
+  :data:`_COMMANDS`: `git push --force`, `--no-verify`, `alembic upgrade head` …).
+
 Text that is not a rule makes no frame: a question, a description ("we never had to …", "CI
 never pushes …": the verb after the marker must be in its base form), a clause with no verb
 or no object. A frame read under a condition ("if …", "when …", "unless …") is marked
@@ -33,7 +48,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -60,10 +75,31 @@ class Frame:
     conditional: bool = False
     modifiers: frozenset[str] = frozenset()
     scope: frozenset[str] = frozenset()
+    #: :data:`REQUIRE`, :data:`PERMIT`, :data:`PROHIBIT` or :data:`GATED`; by default
+    #: REQUIRE when ``positive``, else PROHIBIT
+    modality: str = ""
+    #: a permission or requirement that says it needs no approval ("feel free to …",
+    #: "… without asking")
+    unasked: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.modality:
+            object.__setattr__(self, "modality", REQUIRE if self.positive else PROHIBIT)
 
     @property
     def polarity(self) -> str:
-        return "always" if self.positive else "never"
+        return _POLARITY_WORDS[self.modality]
+
+
+#: the modalities of a frame: it asks for the action, allows it, forbids it, or allows it only
+#: with someone's approval
+REQUIRE, PERMIT, PROHIBIT, GATED = "require", "permit", "prohibit", "gated"
+_POLARITY_WORDS = {
+    REQUIRE: "always",
+    PERMIT: "allowed",
+    PROHIBIT: "never",
+    GATED: "only with approval",
+}
 
 
 # --- lemmas ---------------------------------------------------------------------------------
@@ -153,14 +189,19 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "remove": ("remove", "delete", "drop", "strip", "erase"),
     "mock": ("mock", "stub", "fake", "monkeypatch", "monkey-patch"),
     "use": ("use", "rely on", "employ", "utilize", "utilise", "depend on", "leverage"),
-    "run": ("run", "execute", "invoke", "launch"),
+    "run": ("run", "execute", "invoke", "launch", "apply"),
     "edit": ("edit", "modify", "change", "touch", "alter", "hand-edit", "tweak"),
     "create": ("create", "make", "generate", "produce"),
-    "skip": ("skip", "bypass", "disable"),
+    "skip": ("skip", "bypass", "disable", "circumvent"),
     "comment": ("comment",),
-    "install": ("install",),
+    "install": ("install", "pull in", "bring in"),
     "update": ("update", "upgrade", "bump"),
     "rewrite": ("rewrite", "rebase"),
+    "regenerate": ("regenerate", "re-generate"),
+    "access": ("access", "reach", "hit", "contact", "call", "fetch", "download"),
+    "migrate": ("migrate",),
+    "open": ("open", "submit", "raise"),
+    "send": ("send", "issue"),
 }
 #: verbs of these classes that name a branch they land on form one class, "land"
 _LANDING = frozenset({"commit", "push", "merge"})
@@ -168,7 +209,7 @@ _LANDING = frozenset({"commit", "push", "merge"})
 _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
     "database": ("db", "database", "dbs"),
     "repository": ("repo", "repository"),
-    "pr": ("pr", "pull request", "merge request", "mr"),
+    "pr": ("pr", "prs", "pull request", "merge request", "mr"),
     "test": ("test", "spec", "test case", "unit test"),
     "main": (
         "main",
@@ -180,17 +221,188 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "`main`",
         "`master`",
     ),
-    "dependency": ("dependency", "dep", "deps", "third-party package"),
+    "dependency": ("dependency", "dep", "deps"),
+    #: "install packages" adds one; "install the dependencies" may restore the lockfile's
+    "package": (
+        "package",
+        "library",
+        "lib",
+        "third-party package",
+        "third-party library",
+        "npm package",
+        "pip package",
+        "crate",
+        "gem",
+    ),
     "code": ("code", "file", "source", "source code", "source file", "code file"),
     "comment": ("comment", "code comment", "inline comment"),
     "docs": ("doc", "docs", "documentation"),
     "secret": ("secret", "credential", "api key"),
-    "lockfile": ("lockfile", "lock file", "lockfiles"),
-    "hook": ("hook", "git hook", "pre-commit hook", "commit hook"),
+    "lockfile": (
+        "lockfile",
+        "lock file",
+        "lockfiles",
+        "`pnpm-lock.yaml`",
+        "`package-lock.json`",
+        "`yarn.lock`",
+        "`poetry.lock`",
+        "`uv.lock`",
+        "`cargo.lock`",
+        "`gemfile.lock`",
+        "`composer.lock`",
+        "`bun.lockb`",
+        "`go.sum`",
+    ),
+    "hook": (
+        "hook",
+        "git hook",
+        "pre-commit hook",
+        "commit hook",
+        "pre-push hook",
+        "husky hook",
+        "pre-commit",
+        "`pre-commit`",
+    ),
+    "network": (
+        "network",
+        "internet",
+        "network access",
+        "external api",
+        "external service",
+        "third-party api",
+        "remote api",
+        "network request",
+        "network call",
+        "http request",
+        "http call",
+        "outbound request",
+        "external request",
+        "api call",
+    ),
+    "migration": ("migration", "database migration", "db migration", "schema migration"),
+    "schema": ("schema", "database schema", "db schema"),
+    "remote": ("remote", "origin", "upstream", "remote repository"),
     "env-var": ("env var", "environment variable"),
 }
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
+#: modifiers of a dependency that say it is one more ("new dependencies", "extra packages")
+_NEW = ("new", "additional", "extra", "more", "external", "other")
+#: verbs that name a whole action without an object ("Do not push", "Leave committing to the
+#: human"): a frame of their own, object "", when the only object is a payload
+_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate"})
+
+
+@lru_cache(maxsize=1)
+def _payloads() -> frozenset[str]:
+    return frozenset(lemma(w) for w in _PAYLOAD) | {"code"}
+
+
+# --- what the agent itself may do: actions named many ways, as data ------------------------
+
+#: (verb classes, object classes, the action's verb and object, modifiers that never narrow
+#: it, modifiers of which one must be there or ()): "install a package", "introduce a new
+#: dependency", "install new dependencies" are one action, "add dependency" ("install the
+#: dependencies" may only restore what the lockfile names, and "use packages" uses what is
+#: there); "run the migrations", "alter the database schema" another. Verbs and objects are
+#: the class names of the tables above; "" is "no object".
+_ACTIONS: tuple[
+    tuple[tuple[str, ...], tuple[str, ...], str, str, tuple[str, ...], tuple[str, ...]], ...
+] = (
+    (("add",), ("dependency", "package"), "add", "dependency", _NEW, ()),
+    (("install",), ("package",), "add", "dependency", _NEW, ()),
+    (("install",), ("dependency",), "add", "dependency", _NEW, _NEW),
+    (
+        ("access", "use", "create", "send"),
+        ("network",),
+        "access",
+        "network",
+        ("external", "outbound", "public", "network"),
+        (),
+    ),
+    (("run", "migrate"), ("migration",), "migrate", "schema", ("database", "pending"), ()),
+    (("migrate", "edit", "update"), ("schema",), "migrate", "schema", ("database",), ()),
+    (("migrate",), ("database", ""), "migrate", "schema", (), ()),
+    (("edit", "update", "regenerate", "create"), ("lockfile",), "update", "lockfile", (), ()),
+    (("skip",), ("hook",), "skip", "hook", ("git", "commit", "pre-commit"), ()),
+    (("open", "create", "submit", "send"), ("pr",), "open", "pr", ("new",), ()),
+    (("land",), ("remote",), "push", "", (), ()),
+)
+#: nouns that stand for their action on their own ("No new dependencies", "No network
+#: access"): the action's verb
+_IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migration": "migrate"}
+#: inline commands that name an action, tested as substrings of the verb and the command
+#: together ("push `--force`", "run `git commit --no-verify`"); the first match wins and an
+#: action "" keeps the command as it is (the safer force push is not a force push)
+_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("--no-verify",), "skip", "hook"),
+    (("--force-with-lease",), "", ""),
+    (("push", "--force"), "force-push", ""),
+    (("push", " -f"), "force-push", ""),
+    (("git push",), "push", ""),
+    (("git commit",), "commit", ""),
+    (("migrate",), "migrate", "schema"),
+    (("alembic upgrade",), "migrate", "schema"),
+    (("pnpm add ",), "add", "dependency"),
+    (("yarn add ",), "add", "dependency"),
+    (("npm install ",), "add", "dependency"),
+    (("npm i ",), "add", "dependency"),
+    (("uv add ",), "add", "dependency"),
+    (("poetry add ",), "add", "dependency"),
+    (("cargo add ",), "add", "dependency"),
+    (("pip install ",), "add", "dependency"),
+    (("go get ",), "add", "dependency"),
+)
+
+
+_Action = tuple[str, str, frozenset[str], frozenset[str]]
+
+
+@lru_cache(maxsize=1)
+def _action_table() -> dict[tuple[str, str], _Action]:
+    table: dict[tuple[str, str], _Action] = {}
+    for verbs, objects, verb, obj, neutral, needed in _ACTIONS:
+        dropped = frozenset(lemma(w) for w in neutral) | set(objects)
+        for v in verbs:
+            for o in objects:
+                table[(v, o)] = (verb, obj, dropped, frozenset(lemma(w) for w in needed))
+    return table
+
+
+def _command(verb: str, code: str) -> tuple[str, str] | None:
+    """The action an inline command names (with the verb that runs it), if any."""
+    text = f"{verb} {code.strip('`')}"
+    for keys, action, obj in _COMMANDS:
+        if all(_has(text, key) for key in keys):
+            return (action, obj) if action else None
+    return None
+
+
+def _has(text: str, key: str) -> bool:
+    """Whether ``key`` is in ``text``; a key ending in a space needs an argument after it that
+    is not an option ("`npm install lodash`", not "`npm install`" or "`pip install -e .`")."""
+    at = text.find(key)
+    if at < 0:
+        return False
+    if not key.endswith(" "):
+        return True
+    after = text[at + len(key) : at + len(key) + 1]
+    return bool(after.strip()) and after != "-"
+
+
+def _action(verb: str, head: str, kinds: frozenset[str]) -> tuple[str, str, frozenset[str]]:
+    """The agent action a verb and object name, with the modifiers that still narrow it."""
+    if head.startswith("`"):
+        named = _command(verb, head)
+        if named is not None:
+            return named[0], named[1], kinds
+    found = _action_table().get((verb, head))
+    if found is None or (found[3] and not found[3] & kinds):
+        return verb, head, kinds
+    action, obj, dropped, _ = found
+    return action, obj, kinds - dropped
+
+
 #: nouns that name a part of what they sit in ("every function in generated files")
 _PARTS = frozenset({"function", "method", "class", "module", "line", "component", "export"})
 
@@ -205,6 +417,7 @@ _NEUTRAL = _words(
     you we i they it them us yourself yourselves ourselves themselves itself one
     directly direct straight ever just also really simply actually explicitly please always
     never still instead again properly anything something everything ever
+    whatever whichever
     agent agents assistant model ai claude codex pi contributor developer everyone anybody
     anyone everybody"""
 )
@@ -242,7 +455,19 @@ _PREPOSITIONS = {
 #: preposition classes whose phrase says where a rule applies
 _PLACES = frozenset({"in", "for"})
 #: heads of "in …" phrases that say how, not where ("in place", "in parallel")
-_MANNER = ("place", "parallel", "general", "order", "bulk", "batch", "full", "advance", "isolation")
+_MANNER = (
+    "place",
+    "parallel",
+    "general",
+    "order",
+    "bulk",
+    "batch",
+    "full",
+    "advance",
+    "isolation",
+    "review",
+    "commit",
+)
 
 
 @lru_cache(maxsize=1)
@@ -256,7 +481,23 @@ _RELATIVE = frozenset(
 )
 #: adverbs that are not "-ly" words; "-ly" words that are not adverbs
 _ADVERB_WORDS = frozenset(
-    {"only", "anywhere", "everywhere", "here", "there", "elsewhere", "locally", "first", "too"}
+    {
+        "only",
+        "anywhere",
+        "everywhere",
+        "here",
+        "there",
+        "elsewhere",
+        "locally",
+        "first",
+        "too",
+        "often",
+        "later",
+        "afterwards",
+        "afterward",
+        "now",
+        "sometimes",
+    }
 )
 _NOT_ADVERBS = frozenset({"apply", "reply", "supply", "fly", "rely", "family", "assembly"})
 #: a verb and the noun after it that make a compound noun, not an imperative ("Commit
@@ -295,7 +536,10 @@ _FILLER = frozenset({"please", "you", "we", "always", "ever", "just", "also", "r
 _ADVERBS = frozenset(
     {"directly", "ever", "just", "also", "really", "manually", "simply", "explicitly", "only"}
 )
-_FORBIDDEN = frozenset({"forbidden", "prohibited", "banned", "disallowed", "discouraged"})
+_FORBIDDEN = frozenset(
+    {"forbidden", "prohibited", "banned", "disallowed", "discouraged", "off-limits", "taboo"}
+    | {"disabled"}
+)
 
 
 def _table(classes: dict[str, tuple[str, ...]]) -> dict[tuple[str, ...], str]:
@@ -332,6 +576,11 @@ _CONTRACTIONS = {
     "aren't": ("are", "not"),
     "shan't": ("shall", "not"),
     "needn't": ("need", "not"),
+    "you're": ("you", "are"),
+    "we're": ("we", "are"),
+    "they're": ("they", "are"),
+    "it's": ("it", "is"),
+    "that's": ("that", "is"),
 }
 #: markers that can stand as a label before a colon ("Never: …", "Do not: …")
 _LABEL_MARKERS = frozenset(
@@ -400,6 +649,34 @@ def _is_base(word: str) -> bool:
     return not (word.endswith("s") and not word.endswith("ss") and len(word) > 3)
 
 
+#: verbs outside the tables that open a purpose ("commit with `--no-verify` to save time")
+_PURPOSE = frozenset(
+    {"save", "avoid", "keep", "speed", "check", "see", "ensure", "verify", "confirm", "fix"}
+    | {"help", "allow", "prevent", "reduce", "get", "bring", "catch", "trigger", "start"}
+)
+
+
+def _purpose(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]``, after "to", is a verb: "to" opens a purpose, not a target."""
+    word = words[at]
+    if word.startswith("`") or not _is_base(word):
+        return False
+    return word in _PURPOSE or _verb_class(words, at) is not None
+
+
+def _next_verb(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]`` is a verb of the tables in its base form (a new verb phrase)."""
+    if at >= len(words) or words[at].startswith("`") or not _is_base(words[at]):
+        return False
+    known = _verb_class(words, at)
+    following = words[at + 1] if at + 1 < len(words) else ""
+    return known is not None and (lemma(words[at]), lemma(following)) not in _COMPOUNDS
+
+
+def _gerund(word: str) -> bool:
+    return word.endswith("ing") and _verb_class((word,), 0) is not None
+
+
 def _verb_class(words: Sequence[str], at: int) -> tuple[str, int] | None:
     """The verb class of the (phrasal) verb at ``words[at]`` and how many words it takes."""
     verbs, _ = _tables()
@@ -449,6 +726,10 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
         word = words[k]
         if word in _RELATIVE and current:
             break  # "code you just wrote": a relative clause ends the phrases read
+        if word == "to" and k + 1 < len(words) and _purpose(words, k + 1):
+            break  # "commit with `--no-verify` to save time": a purpose, not a target
+        if word in ("and", "then") and (current or phrases) and _next_verb(words, k + 1):
+            break  # "push your branch and open a PR": another action, not an object
         if word in _PREPOSITIONS:
             close()
             role = _PREPOSITIONS[word]
@@ -480,6 +761,105 @@ class _Reading:
     verb_at: int
     gerund: bool = False
     passive: bool = False
+    #: the frame's modality when it is not the plain always/never of ``positive``
+    modality: str = ""
+    unasked: bool = False
+    #: where the action's words end ("Leave committing to the human": before "to")
+    stop: int | None = None
+
+
+#: adjectives that allow what they describe ("it is fine to …", "X is OK")
+_ALLOWED = (
+    "allowed",
+    "permitted",
+    "ok",
+    "okay",
+    "fine",
+    "acceptable",
+    "welcome",
+    "available",
+    "enabled",
+)
+#: leads that give a modality other than a plain always/never, checked before them:
+#: (words, modality, the verb after them is a gerund, says no approval is needed)
+_MODAL_LEADS: tuple[tuple[tuple[str, ...], str, bool, bool], ...] = (
+    (("feel", "free", "to"), PERMIT, False, True),
+    (("are", "free", "to"), PERMIT, False, True),
+    (("are", "welcome", "to"), PERMIT, False, True),
+    (("go", "ahead", "and"), PERMIT, False, True),
+    (("do", "not", "need", "to", "ask", "before"), PERMIT, True, True),
+    (("do", "not", "need", "permission", "to"), PERMIT, False, True),
+    (("do", "not", "need", "approval", "to"), PERMIT, False, True),
+    (("no", "need", "to", "ask", "before"), PERMIT, True, True),
+    (("are", "allowed", "to"), PERMIT, False, False),
+    (("are", "permitted", "to"), PERMIT, False, False),
+    (("are", "not", "allowed", "to"), PROHIBIT, False, False),
+    (("are", "not", "permitted", "to"), PROHIBIT, False, False),
+    *((("it", "is", word, "to"), PERMIT, False, False) for word in _ALLOWED),
+    *((("it", "is", "not", word, "to"), PROHIBIT, False, False) for word in _ALLOWED),
+    *((("it", "is", word, "to"), PROHIBIT, False, False) for word in sorted(_FORBIDDEN)),
+)
+#: verbs that ask for approval before an action ("Ask the user before pushing", "Check with
+#: the platform team before adding dependencies"), and how far their "before" may sit
+_GATE_LEADS = frozenset({"ask", "check", "confirm", "consult", "get", "seek", "obtain"})
+_GATE_REACH = 6
+#: words that name approval ("without sign-off", "requires explicit approval")
+_APPROVAL = frozenset(
+    {
+        "approval",
+        "approvals",
+        "permission",
+        "permissions",
+        "sign-off",
+        "signoff",
+        "consent",
+        "confirmation",
+        "go-ahead",
+        "asking",
+        "review",
+        "authorization",
+        "authorisation",
+    }
+)
+#: words between a gating word and the approval it names ("without explicit written approval")
+_APPROVAL_FILLER = frozenset(
+    {"a", "an", "the", "explicit", "prior", "written", "human", "maintainer", "their", "your"}
+)
+#: participles after "unless" / "if" / "when" that make an action wait for a request
+_REQUESTED = frozenset(
+    {"asked", "told", "instructed", "requested", "approved", "authorized", "authorised", "prompted"}
+)
+#: who an action may be left to ("Leave committing to the human")
+_PEOPLE = frozenset(
+    {
+        "human",
+        "humans",
+        "user",
+        "users",
+        "maintainer",
+        "maintainers",
+        "me",
+        "us",
+        "reviewer",
+        "reviewers",
+        "owner",
+        "owners",
+        "team",
+        "people",
+        "operator",
+        "operators",
+        "developer",
+        "developers",
+        "author",
+        "authors",
+    }
+)
+#: subjects that make "may" / "can" a permission for the agent ("The agent may push")
+_AGENT_SUBJECT = frozenset(
+    {"the", "a", "an", "coding", "ai", "agent", "agents", "assistant", "claude", "codex", "pi"}
+)
+#: words after "may" / "can" that make no permission ("you may want to …")
+_NOT_PERMISSION = frozenset({"be", "want", "need", "have", "see", "find", "notice"})
 
 
 _NEGATIVE_LEADS: tuple[tuple[tuple[str, ...], bool], ...] = (
@@ -533,19 +913,33 @@ def _lead(words: Sequence[str], at: int) -> _Reading | None:
     for _ in range(4):  # "you must always …", "please make sure to always …"
         while at < len(words) and words[at] in ("please", "you", "we"):
             at += 1
-        if at >= len(words) or words[at] not in _LEAD_FIRST:
+        if at >= len(words):
+            break
+        modal = _modal_lead(words, at)
+        if modal is not None:
+            return modal
+        if words[at] not in _LEAD_FIRST:
             break
         if words[at] == "no" and at + 1 < len(words) and words[at + 1] in _NO_IDIOMS:
             return None  # "no need to run …", "no longer …"
         for lead in _REVERSED:
             if _starts(words, at, lead):  # "don't forget to run the tests" asks to run them
-                return _Reading(True, at + len(lead))
+                after = at + len(lead)
+                if lead[-1] == "skip" and not (after < len(words) and _gerund(words[after])):
+                    return _Reading(False, after - 1)  # "don't skip the hooks" forbids a skip
+                return _Reading(True, after)
         for negative, gerund in _NEGATIVE_LEADS:
             if _starts(words, at, negative):
                 after = at + len(negative)
                 while after < len(words) and words[after] in ("ever", "always"):
                     after += 1
                 return _Reading(False, after, gerund=gerund)
+        if words[at] in ("may", "can"):
+            # "You may commit to feature branches", "you can push": a permission
+            following = words[at + 1] if at + 1 < len(words) else ""
+            if not following or following in _NOT_PERMISSION:
+                return None
+            return _Reading(True, at + 1, modality=PERMIT)
         marker = next((p for p in _POSITIVE_LEADS if _starts(words, at, p)), None)
         if marker is None:
             break
@@ -560,15 +954,56 @@ def _lead(words: Sequence[str], at: int) -> _Reading | None:
     return None
 
 
-_MODALS = frozenset({"must", "should", "shall", "may", "can", "are", "is", "need"})
-_PERMITTED = frozenset({"allowed", "permitted", "required", "mandatory", "ok", "okay", "fine"})
+_MODAL_FIRST = frozenset(lead[0] for lead, _, _, _ in _MODAL_LEADS)
+
+
+def _modal_lead(words: Sequence[str], at: int) -> _Reading | None:
+    """A permission ("feel free to …", "it's fine to …"), a gate ("ask before …", "check with
+    the team before …") or a hand-off ("leave committing to the human") at ``words[at]``."""
+    first = words[at]
+    if first in _MODAL_FIRST:
+        for lead, modality, gerund, unasked in _MODAL_LEADS:
+            if _starts(words, at, lead):
+                positive = modality in (REQUIRE, PERMIT)
+                return _Reading(positive, at + len(lead), gerund, False, modality, unasked)
+    end = min(len(words), at + 1 + _GATE_REACH)
+    if first in _GATE_LEADS:
+        middle = list(words[at + 1 : end])
+        if "before" not in middle:
+            return None
+        between = middle[: middle.index("before")]
+        if first in ("check", "confirm") and between[:1] != ["with"]:
+            return None  # "check the logs before pushing" asks to check, not for approval
+        if first in ("get", "seek", "obtain") and not any(w in _APPROVAL for w in between):
+            return None
+        return _Reading(False, at + 2 + len(between), gerund=True, modality=GATED)
+    if first == "leave":
+        for j in range(at + 2, end):
+            if words[j] != "to":
+                continue
+            after = [w for w in words[j + 1 : j + 3] if w not in ("the", "a", "an")]
+            if words[at + 1].endswith("ing") or (bool(after) and after[0] in _PEOPLE):
+                return _Reading(False, at + 1, gerund=True, modality=PROHIBIT, stop=j)
+            return None
+    return None
+
+
+_MODALS = frozenset(
+    {"must", "should", "shall", "may", "can", "are", "is", "need", "needs", "require", "requires"}
+)
+_REQUIRED = frozenset({"required", "mandatory"})
+#: subjects that name something said before ("It must never push, open or edit a PR")
+_PRONOUNS = frozenset({"it", "they", "he", "she", "this", "that", "which"})
+_PERMITTED = frozenset(_ALLOWED) | _REQUIRED
+#: participles of "X must be approved": the action waits for someone's approval
+_APPROVED = frozenset({"approved", "reviewed", "signed", "discussed", "cleared"})
 #: how far into a clause its modal may sit ("Generated files in `src/gen` must not …")
 _SUBJECT_WORDS = 8
 
 
 def _subject_form(words: Sequence[str]) -> tuple[_Reading, list[str]] | None:
     """The reading of "X must not be edited", "X is forbidden", "Tests should mock the DB",
-    and the subject's words."""
+    "Adding a package requires sign-off", "The agent may push", and the subject's words."""
     if words and words[0] in ("no", "nobody", "none", "nothing", "neither", "nor"):
         return None  # "No one should …", "No need to …": not read
     for k in range(1, min(len(words), _SUBJECT_WORDS + 1)):
@@ -578,30 +1013,89 @@ def _subject_form(words: Sequence[str]) -> tuple[_Reading, list[str]] | None:
         if word not in _MODALS:
             continue
         subject = list(words[:k])
+        if len(subject) == 1 and subject[0] in _PRONOUNS:
+            return None  # "It must never push": a rule for what "it" names, not the agent
         rest = k + 1
         negative = False
         if rest < len(words) and words[rest] in ("not", "never"):
             negative = True
             rest += 1
+        while rest < len(words) and words[rest] == "only":
+            rest += 1  # "X is only allowed with approval": the approval is read elsewhere
         following = words[rest] if rest < len(words) else ""
+        agent = all(w in _AGENT_SUBJECT for w in subject)
         if word in ("is", "are"):
-            if following in _FORBIDDEN:
-                return _Reading(negative, 0, gerund=True), subject
-            if following in _PERMITTED:
-                return _Reading(not negative, 0, gerund=True), subject
-            return None
+            return _state(words, subject, rest, negative, agent)
+        if word in ("requires", "require", "needs", "need") and not negative:
+            at = rest
+            while at < len(words) and at - rest < 3 and words[at] in _APPROVAL_FILLER:
+                at += 1
+            if at < len(words) and words[at] in _APPROVAL:
+                # "Adding a package requires sign-off from the platform team"
+                return _Reading(False, 0, gerund=True, modality=GATED), subject
         if word in ("may", "can") and not negative:
-            return None
-        if word == "need":
+            if not agent or not following or following in _NOT_PERMISSION:
+                return None
+            return _Reading(True, rest, modality=PERMIT), subject
+        if word in ("need", "needs"):
             if following != "to":
                 return None
             rest += 1
+        if word in ("requires", "require"):
+            return None
         while rest < len(words) and words[rest] in ("always", "ever", "only"):
             rest += 1
         if rest < len(words) and words[rest] == "be":
+            if not negative and rest + 1 < len(words) and words[rest + 1] in _APPROVED:
+                # "Dependency changes must be approved by the platform team"
+                return _Reading(False, 0, gerund=True, modality=GATED), subject
             return _Reading(not negative, rest + 1, passive=True), subject
         return _Reading(not negative, rest), subject
     return None
+
+
+#: nouns of "X is the human's job"
+_DUTIES = frozenset({"job", "responsibility", "task", "call", "decision", "domain"})
+
+
+def _someone_elses(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at:]`` says an action belongs to someone else ("the human's job", "up
+    to the maintainers", "the maintainers' call")."""
+    piece = [w for w in words[at : at + 4] if w not in ("the", "a", "an")]
+    if piece[:2] == ["up", "to"]:
+        return len(piece) > 2 and piece[2] in _PEOPLE
+    if len(piece) < 2 or piece[1] not in _DUTIES:
+        return False
+    owner = piece[0].removesuffix("'s")
+    return owner in _PEOPLE
+
+
+def _state(
+    words: Sequence[str], subject: list[str], rest: int, negative: bool, agent: bool
+) -> tuple[_Reading, list[str]] | None:
+    """The reading of "X is forbidden / off-limits / fine / required", of "the agent is
+    allowed to push", and of their negations."""
+    following = words[rest] if rest < len(words) else ""
+    if following == "off" and rest + 1 < len(words) and words[rest + 1] == "limits":
+        following = "off-limits"
+    if not negative and _someone_elses(words, rest):
+        # "Committing is the human's job", "Merging is up to the maintainers"
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    if following in _FORBIDDEN:
+        modality = REQUIRE if negative else PROHIBIT
+        return _Reading(negative, 0, gerund=True, modality=modality), subject
+    if following not in _PERMITTED:
+        return None
+    if rest + 1 < len(words) and words[rest + 1] == "to":
+        if not agent:
+            return None
+        # "the agent is allowed to push", "you are not permitted to run migrations"
+        modality = PROHIBIT if negative else REQUIRE if following in _REQUIRED else PERMIT
+        return _Reading(not negative, rest + 2, modality=modality), subject
+    if negative:
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    modality = REQUIRE if following in _REQUIRED else PERMIT
+    return _Reading(True, 0, gerund=True, modality=modality), subject
 
 
 #: words after a comma that open a clause of its own ("…, always open a PR instead")
@@ -642,8 +1136,8 @@ def _comma_clauses(words: list[str]) -> list[list[str]]:
         # the first comma after "If …" / "In tests …" ends the condition, not the clause
         opened = bool(piece) and (piece[0] in _CONDITION or piece[0] in _SCOPE)
         closed = not opened or "," in piece[-_CONDITION_WORDS:] or len(piece) > _CONDITION_WORDS
-        if word == "," and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
-            pieces.append([])
+        if word in (",", "but") and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
+            pieces.append([])  # "…, always open a PR instead", "commit freely but never push"
             continue
         piece.append(word)
     return pieces
@@ -676,9 +1170,147 @@ def _clause_frames(words: list[str]) -> list[Frame]:
         start = 0
         while start < len(piece) and piece[start] in (",", "and", "then"):
             start += 1
-        main, outer, conditional = _condition(piece[start:])
-        frames += _main_frames(main, outer, conditional)
+        kept, gate = _gating(piece[start:])
+        main, outer, conditional = _condition(kept)
+        frames += [_gated(frame, gate) for frame in _main_frames(main, outer, conditional)]
     return frames
+
+
+#: words that open an approval phrase: "without" says none is needed, the others that one is
+_GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "until"})
+#: words between "unless" / "if" / "when" and the request it waits for ("unless the user
+#: explicitly asks")
+_REQUEST_FILLER = frozenset(
+    {"explicitly", "specifically", "you", "are", "were", "the", "a", "user", "maintainer"}
+)
+_REQUEST_VERBS = frozenset({"asks", "requests", "approves", "says"})
+#: words an approval phrase may span after its opener
+_GATE_SPAN = 4
+
+
+def _gating(words: list[str]) -> tuple[list[str], str]:
+    """``words`` without their approval phrases ("without sign-off from the platform team",
+    "only with explicit approval", "unless asked"), and what those say: "gate" (the action
+    needs approval), "unasked" (it needs none) or ""."""
+    out: list[str] = []
+    gate = ""
+    k = 0
+    while k < len(words):
+        word = words[k]
+        if word == "on" and words[k + 2 : k + 3] == ["own"] and words[k + 1] in _POSSESSIVES:
+            k += 3  # "never commit on your own": who acts, not where
+            continue
+        free = _freely(words, k)
+        if free:
+            # "install them freely", "push whenever you like", "no need to ask"
+            gate = gate or "unasked"
+            k += free
+            continue
+        if word not in _GATE_OPENERS:
+            out.append(word)
+            k += 1
+            continue
+        request = word in ("unless", "if", "when", "until")
+        filler = _REQUEST_FILLER if request else _APPROVAL_FILLER
+        j = k + 1
+        while (
+            j < len(words) and j - k <= _GATE_SPAN and (words[j] in filler or words[j] == "being")
+        ):
+            j += 1
+        target = words[j] if j < len(words) else ""
+        if (
+            word == "without"
+            and target in _CONSULTING
+            and words[j + 1 : j + 2] in (["with"], ["to"])
+        ):
+            target = "asking"  # "without checking with me first"
+            j += 1
+            while j + 1 < len(words) and (words[j + 1] in _PEOPLE or words[j + 1] in filler):
+                j += 1
+        named = target in _APPROVAL or (
+            request and (target in _REQUESTED or target in _REQUEST_VERBS)
+        )
+        if request and named and not _ends_request(words, j + 1):
+            named = False  # "unless a user asks to run the full suite": a request for more
+        if not named or (word in ("if", "when", "until") and target not in _REQUESTED):
+            out.append(word)
+            k += 1
+            continue
+        gate = "gate" if word != "without" or gate == "gate" else "unasked"
+        if word != "without" and out[-1:] == ["only"]:
+            out.pop()  # "only with approval"
+        j += 1
+        while j < len(words) and words[j] in ("to", "first", "so", "it"):
+            j += 1
+        if j + 1 < len(words) and words[j] == "for":
+            # "without asking for (explicit) approval"
+            end = j + 1
+            while end < len(words) and end - j <= 3 and words[end] in _APPROVAL_FILLER:
+                end += 1
+            if end < len(words) and words[end] in _APPROVAL:
+                j = end + 1
+        if j < len(words) and words[j] in ("from", "by", "of"):
+            # "sign-off from the platform team": who approves does not narrow the action
+            while j < len(words) and words[j] != ",":
+                j += 1
+        k = j
+    return out, gate
+
+
+#: verbs of "without checking with …": the action waits for the one consulted
+_CONSULTING = frozenset({"checking", "consulting", "talking", "confirming"})
+#: what follows "whenever you …" / "as often as you …" when it says no one need be asked
+_WISHES = frozenset({"want", "like", "wish", "need", "see"})
+
+
+def _ends_request(words: list[str], at: int) -> bool:
+    """Whether a request ("unless asked", "if the user asks") ends at ``words[at]``: the
+    clause ends, or only "to do so" / "by the user" / "for it" / "first" follows (not "asks to
+    run the full suite", not "when the requested work is done")."""
+    rest = words[at : at + 3]
+    if not rest or rest[0] in (",", "first", "explicitly", "otherwise"):
+        return True
+    if rest[0] == "to":
+        return rest[1:] in ([], ["do", "so"], ["do"])
+    return rest[0] in ("by", "for") or rest == ["so"]
+
+
+_POSSESSIVES = frozenset({"your", "its", "their", "my", "our"})
+
+
+def _freely(words: list[str], at: int) -> int:
+    """How many words at ``words[at]`` say an action needs no one's approval ("freely",
+    "whenever you like", "as often as you want", "no need to ask"), or 0."""
+    word = words[at]
+    if word == "freely":
+        return 1
+    if word == "whenever" and words[at + 1 : at + 2] == ["you"]:
+        return 3 if words[at + 2 : at + 3] and words[at + 2] in _WISHES else 0
+    if word == "as" and words[at : at + 4] == ["as", "often", "as", "you"]:
+        return 5 if words[at + 4 : at + 5] and words[at + 4] in _WISHES else 0
+    if words[at : at + 3] == ["no", "need", "to"] and words[at + 3 : at + 4] in _ASK_WORDS:
+        end = at + 4
+        while end < len(words) and end - at < 8 and words[end] in _ASKED_TAIL:
+            end += 1
+        return end - at
+    return 0
+
+
+_ASK_WORDS = (["ask"], ["check"], ["wait"])
+
+
+#: words after "no need to ask" that still belong to it ("first", "for approval")
+_ASKED_TAIL = frozenset({"first", "for", "anyone", "anybody"}) | _APPROVAL
+
+
+def _gated(frame: Frame, gate: str) -> Frame:
+    """``frame`` under what its clause says of approval (:func:`_gating`)."""
+    if gate == "gate" or (gate == "unasked" and frame.modality == PROHIBIT):
+        # "never push without approval", "push only with approval": allowed once approved
+        return replace(frame, positive=False, modality=GATED, unasked=False)
+    if gate == "unasked" and frame.modality in (REQUIRE, PERMIT):
+        return replace(frame, unasked=True)
+    return frame
 
 
 def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
@@ -692,22 +1324,29 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
             return []
         reading, subject = found
     nominal = reading.gerund and reading.verb_at == 0
-    rest = subject if nominal else words[reading.verb_at :]
+    rest = subject if nominal else words[reading.verb_at : reading.stop]
     if nominal:
         subject = []
     qualifiers = list(outer)
+    mode = (reading.positive, reading.modality, reading.unasked)
+    scope = frozenset(_canonical(outer)) if outer and not conditional else frozenset()
     k = 0
     while k < len(rest) and rest[k] in _ADVERBS:
         qualifiers.append(rest[k])
         k += 1
+    #: the words a deverbal noun is read past ("network" in "network access is allowed")
+    compound: list[str] = []
     if reading.gerund:
         # "avoid mocking …", "no direct commits to main", "force pushes are forbidden"
         reach = k + _GERUND_REACH
+        first = k
         while k < len(rest) and k < reach and _verb_class(rest, k) is None:
-            qualifiers.append(rest[k])
+            compound.append(rest[k])
             k += 1
         if k >= len(rest) or _verb_class(rest, k) is None:
-            return []
+            # "No new dependencies": a noun that stands for its action
+            return _implied_frames(mode, rest[first:], qualifiers, conditional, scope)
+        qualifiers += compound
     if k >= len(rest):
         return []
     verb_word = rest[k]
@@ -744,13 +1383,51 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
     else:
         phrases = _noun_phrases(after)
         qualifiers += subject
+        named = _compound_object(compound)
+        if named is not None and not any(r == "" for r, _ in phrases):
+            # "network access is allowed", "dependency upgrades are off-limits": the noun
+            # before the deverbal one is its object
+            phrases.insert(0, ("", named))
+            qualifiers = qualifiers[: len(qualifiers) - len(compound)]
     quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
-    scope = frozenset(_canonical(outer)) if outer and not conditional else frozenset()
     return [
         frame
         for verb in list(dict.fromkeys(verbs))[:_MAX_EACH]
-        for frame in _frames(reading.positive, verb, phrases, quals, conditional, scope)
+        for frame in _frames(mode, verb, phrases, quals, conditional, scope)
     ]
+
+
+def _compound_object(words: list[str]) -> _Phrase | None:
+    """The object named by the nouns before a deverbal noun, when it is one of the tables'
+    classes ("network" access, "dependency" upgrades, "lockfile" changes)."""
+    phrases = _noun_phrases(words)
+    if not phrases or phrases[-1][0] != "":
+        return None
+    phrase = phrases[-1][1]
+    return phrase if phrase.head in _NOUN_CLASSES else None
+
+
+def _implied_frames(
+    mode: tuple[bool, str, bool],
+    words: list[str],
+    qualifiers: list[str],
+    conditional: bool,
+    scope: frozenset[str],
+) -> list[Frame]:
+    """Frames of a noun that stands for its action ("No new dependencies", "No network
+    access without approval"): :data:`_IMPLIED`."""
+    phrases = _noun_phrases(words)
+    if not phrases or phrases[0][0] != "":
+        return []
+    head = phrases[0][1].head
+    if head.startswith("`") and _command("run", head) is not None:
+        verb = "run"  # "`git push --force` is off-limits"
+    elif head in _IMPLIED:
+        verb = _IMPLIED[head]
+    else:
+        return []
+    quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
+    return _frames(mode, verb, phrases, quals, conditional, scope)
 
 
 #: words at the verb's place that make no action frame
@@ -779,13 +1456,14 @@ def _flat(phrase: _Phrase) -> list[str]:
 
 
 def _frames(
-    positive: bool,
+    mode: tuple[bool, str, bool],
     verb: str,
     phrases: list[tuple[str, _Phrase]],
     qualifiers: Iterable[str],
     conditional: bool,
     scope: frozenset[str] = frozenset(),
 ) -> list[Frame]:
+    positive, modality, unasked = mode
     quals = set(qualifiers)
     places = set(scope)
     if verb == "add" and phrases and phrases[0][0] == "" and phrases[0][1].head == "comment":
@@ -794,7 +1472,12 @@ def _frames(
         phrases = [("", p) if k == 0 else (r, p) for k, (r, p) in enumerate(phrases[1:])]
     objects: list[_Phrase] = []
     others: list[tuple[str, _Phrase]] = []
-    if verb in _LANDING:
+    network = [p for r, p in phrases if r != "" and p.head == "network"]
+    if verb == "access" and network:
+        # "download packages from the internet": what is reached is the network
+        objects = network[:1]
+        others = [(r, p) for r, p in phrases if p is not network[0]]
+    elif verb in _LANDING:
         targets = [p for r, p in phrases if r in ("to", "on")]
         if targets:
             # "push your commits to main" lands on main: the payload does not narrow it
@@ -803,13 +1486,29 @@ def _frames(
             others = [(r, p) for r, p in phrases if p is not targets[0] and p.head not in _PAYLOAD]
     if not objects:
         direct = [p for r, p in phrases if r == ""]
+        if verb == "create" and [p.head for p in direct] == [lemma("commit")]:
+            verb, direct = "commit", []  # "create a commit", "make a commit"
+        if verb in _OBJECTLESS:
+            # "push your changes", "commit your work": the payload does not narrow it
+            direct = [p for p in direct if p.modifiers or p.head not in _payloads()]
+        first = phrases[0] if phrases else None
         if direct:
             # coordinated direct objects ("edit X or Y") make one frame each
             objects = direct
             others = [(r, p) for r, p in phrases if r != ""]
-        elif phrases and phrases[0][0] in ("to", "on", "with", "in"):
-            objects = [phrases[0][1]]
+        elif first and (
+            first[0] in ("to", "on")
+            or (first[0] in ("with", "in") and verb not in _OBJECTLESS)
+            or (first[0] == "from" and verb == "access")
+            or (first[0] == "with" and first[1].head.startswith("`"))
+        ):
+            # "write to the cache", "fetch from the internet", "commit with `--no-verify`"
+            objects = [first[1]]
             others = phrases[1:]
+        elif verb in _OBJECTLESS:
+            # "Do not push", "Leave committing to the human": the action as a whole
+            objects = [_Phrase("", [])]
+            others = [(r, p) for r, p in phrases if r != ""]
     for role, phrase in others:
         quals.update(_flat(phrase))
         if role in _PLACES and phrase.head not in _not_places():
@@ -831,7 +1530,20 @@ def _frames(
         extra -= _PARTS
         extra -= kinds
         where = frozenset(places & extra)
-        out.append(Frame(positive, verb, head, frozenset(extra), conditional, kinds, where))
+        action, obj, kinds = _action(verb, head, kinds)
+        out.append(
+            Frame(
+                positive,
+                action,
+                obj,
+                frozenset(extra),
+                conditional,
+                kinds,
+                where,
+                modality,
+                unasked,
+            )
+        )
     return out
 
 
@@ -855,9 +1567,12 @@ def frames_of(readable: str, masked: str | None = None) -> tuple[Frame, ...]:
 class FramePair:
     """Two instructions whose action frames have opposite polarity on one object.
 
-    A ``confident`` pair shares the verb class and the object with its modifiers, neither
-    side under a condition, and every qualifier of the *never* side is also on the *always*
-    side: tier 1 reports it. The others are candidates for a judge (tier 2); ``reason``
+    Modalities are opposed when one prohibits what the other requires or permits, or one
+    gates what the other permits (or requires) without asking. A ``confident`` pair shares
+    the verb class and the object with its modifiers, neither side under a condition, and
+    every qualifier of the *never* side (the prohibition or gate) is also on the *always*
+    side; a gate meets a permission confidently only when the permission says it needs no
+    approval: tier 1 reports it. The others are candidates for a judge (tier 2); ``reason``
     says what kept the pair from being confident ("different actions on …", "different
     kinds of …", "the never side is narrower: …", "the always side says only", "the always
     side is scoped: …", "one side holds under a condition").
@@ -903,11 +1618,46 @@ def _reason(a: Frame, b: Frame) -> str | None:
     if not negative.qualifiers <= positive.qualifiers:
         only = sorted(negative.qualifiers - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))
+    modal = _modal_reason(a, b)
+    if modal is not None:
+        reasons.append(modal)
     return "; ".join(reasons) or None
 
 
-def _key(frame: Frame, positive: bool) -> tuple[str, str, frozenset[str], frozenset[str], bool]:
-    return frame.verb, frame.object, frame.modifiers, frame.qualifiers, positive
+#: modality -> the modalities that may contradict it: a prohibition meets what asks for or
+#: allows the action; a gate (allowed with approval) meets what allows it without asking
+_OPPOSED = {
+    PROHIBIT: (REQUIRE, PERMIT),
+    REQUIRE: (PROHIBIT, GATED),
+    PERMIT: (PROHIBIT, GATED),
+    GATED: (PERMIT, REQUIRE),
+}
+
+
+def _opposed(a: Frame, b: Frame) -> bool:
+    """Whether two frames' modalities may contradict: never "always X" against "ask before
+    X" (do it, with approval), only a requirement that says it needs no approval."""
+    if {a.modality, b.modality} == {GATED, REQUIRE}:
+        return (b if a.modality == GATED else a).unasked
+    return b.modality in _OPPOSED[a.modality]
+
+
+def _modal_reason(a: Frame, b: Frame) -> str | None:
+    """Why a pair of opposed modalities is not confident, if it is not: a gate against a
+    permission that does not say it needs no approval ("you may add dependencies" / "ask
+    before adding dependencies": may, once asked)."""
+    if GATED in (a.modality, b.modality):
+        other = b if a.modality == GATED else a
+        if not other.unasked:
+            return "one side needs approval, the other does not say it needs none"
+    return None
+
+
+_Key = tuple[str, str, frozenset[str], frozenset[str], str, bool]
+
+
+def _key(frame: Frame, modality: str, unasked: bool) -> _Key:
+    return frame.verb, frame.object, frame.modifiers, frame.qualifiers, modality, unasked
 
 
 def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
@@ -916,36 +1666,44 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
     per (later, earlier), confident when any of their frames match confidently. Each later
     frame meets the earliest frame with the same verb, object and qualifiers by key, and at
     most :data:`_PER_KEY` earlier instructions per object and polarity otherwise."""
-    confident: dict[tuple[str, str, frozenset[str], frozenset[str], bool], tuple[int, Frame]] = {}
-    seen: dict[tuple[str, bool], list[tuple[int, Frame]]] = {}
+    confident: dict[_Key, tuple[int, Frame]] = {}
+    seen: dict[tuple[str, str], list[tuple[int, Frame]]] = {}
     pairs: list[FramePair] = []
     for position, later in enumerate(instructions):
         best: dict[int, FramePair] = {}
         for frame in later.frames:
-            match = None if frame.conditional else confident.get(_key(frame, not frame.positive))
-            if match is not None:
-                at, old = match
-                best[at] = FramePair(
-                    later, instructions[at], frame, old, True, "same action", position, at
-                )
-            for at, old in seen.get((frame.object, not frame.positive), ()):
-                reason = _reason(frame, old)
-                if at not in best or (reason is None and not best[at].confident):
-                    best[at] = FramePair(
-                        later,
-                        instructions[at],
-                        frame,
-                        old,
-                        reason is None,
-                        reason or "same action",
-                        position,
-                        at,
-                    )
+            for other in _OPPOSED[frame.modality]:
+                for unasked in (False, True):
+                    key = _key(frame, other, unasked)
+                    match = None if frame.conditional else confident.get(key)
+                    if match is None:
+                        continue
+                    at, old = match
+                    if _opposed(frame, old) and _modal_reason(frame, old) is None:
+                        best[at] = FramePair(
+                            later, instructions[at], frame, old, True, "same action", position, at
+                        )
+                for at, old in seen.get((frame.object, other), ()):
+                    if not _opposed(frame, old):
+                        continue
+                    reason = _reason(frame, old)
+                    if at not in best or (reason is None and not best[at].confident):
+                        best[at] = FramePair(
+                            later,
+                            instructions[at],
+                            frame,
+                            old,
+                            reason is None,
+                            reason or "same action",
+                            position,
+                            at,
+                        )
         pairs += [best[at] for at in sorted(best)]
         for frame in later.frames:
             if not frame.conditional:
-                confident.setdefault(_key(frame, frame.positive), (position, frame))
-            bucket = seen.setdefault((frame.object, frame.positive), [])
+                key = _key(frame, frame.modality, frame.unasked)
+                confident.setdefault(key, (position, frame))
+            bucket = seen.setdefault((frame.object, frame.modality), [])
             if len(bucket) < _PER_KEY and all(at != position for at, _ in bucket):
                 bucket.append((position, frame))
     return pairs

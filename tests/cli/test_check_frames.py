@@ -63,3 +63,41 @@ def test_a_rule_for_another_branch_is_not_reported(tmp_path: Path) -> None:
         "- If the suite is slow, mock the database.\n"
     )
     assert _check(tmp_path, ROOT, package) == []
+
+
+AGENT_ROOT = """# Larkspur
+
+## Git and dependencies
+
+Pushing is off-limits: a maintainer pushes after review.
+
+- Adding a dependency requires sign-off from the platform team.
+- Never push to `main`.
+"""
+
+
+def test_a_permission_against_a_prohibition_in_other_words_is_one_finding(
+    tmp_path: Path,
+) -> None:
+    package = (
+        "# billing\n\n"
+        "- The agent is allowed to push to origin.\n"
+        "- You may push to your own feature branches.\n"
+        "- Ask before installing new packages.\n"
+    )
+    (finding,) = _check(tmp_path, AGENT_ROOT, package)
+    assert finding["path"] == "AGENTS.md" and finding["line"] == 3
+    message = finding["message"]
+    assert "\u201cThe agent is allowed to push to origin.\u201d here (allowed)" in message
+    assert "Pushing is off-limits: a maintainer pushes after review." in message
+    assert "(never)" in message
+    (related,) = finding["related"]
+    assert related["path"].endswith("ws/AGENTS.md") and related["line"] == 5
+
+
+def test_a_gate_against_a_free_permission_is_one_finding(tmp_path: Path) -> None:
+    package = "# billing\n\nFeel free to add dependencies you need; nobody reviews this folder.\n"
+    (finding,) = _check(tmp_path, AGENT_ROOT, package)
+    assert finding["line"] == 3
+    assert "(only with approval)" in finding["message"]
+    assert finding["related"][0]["line"] == 7

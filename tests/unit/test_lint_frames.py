@@ -8,7 +8,7 @@ import time
 import pytest
 
 from pi_lsp.lint.conflicts import CONFLICT, find_conflicts, polarity_candidates
-from pi_lsp.lint.frames import Frame, frames_of, lemma
+from pi_lsp.lint.frames import GATED, PERMIT, PROHIBIT, REQUIRE, Frame, frames_of, lemma
 from pi_lsp.lint.instructions import extract_instructions
 
 
@@ -73,6 +73,135 @@ NEAR_MISSES = [
 @pytest.mark.parametrize(("earlier", "later"), NEAR_MISSES)
 def test_near_misses_are_not_conflicts(earlier: str, later: str) -> None:
     assert _conflicts(earlier, later) == []
+
+
+# what the agent itself may do, phrased as a permission, a prohibition, an obligation or a gate
+MODAL_CONFLICTS = [
+    # prohibition against permission
+    ("Pushing is off-limits.", "The agent is allowed to push."),
+    ("Leave committing to the human.", "You may commit whenever you like."),
+    ("Never run migrations yourself.", "It's fine to run migrations locally."),
+    ("Never touch the database schema yourself.", "You may run the migrations."),
+    ("No network access.", "The agent may make HTTP requests to the staging API."),
+    ("Do not fetch anything from the internet.", "You may download packages from the internet."),
+    ("Never bypass the git hooks.", "Feel free to use `git commit --no-verify`."),
+    ("Force-pushing is off-limits.", "`git push --force` is fine."),
+    ("Committing is the human's job.", "Commit after each logical step."),
+    # prohibition against obligation, in other words on each side
+    ("Do not run `git push`.", "Always push after committing."),
+    ("Leave opening pull requests to the maintainers.", "Open a pull request yourself."),
+    ("Never update the lockfile.", "Update `pnpm-lock.yaml` with every dependency change."),
+    ("Migrations are off-limits.", "Run `alembic upgrade head` after pulling."),
+    # a gate against a permission that says it needs none
+    ("Adding a package requires sign-off from the platform team.", "Feel free to add packages."),
+    ("No new dependencies without sign-off.", "Feel free to introduce new libraries."),
+    ("Ask before installing packages.", "You can add dependencies without asking."),
+    ("Never commit unless asked.", "Go ahead and commit."),
+    ("Schema changes need sign-off from the DBA.", "Feel free to alter the schema."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), MODAL_CONFLICTS)
+def test_permissions_prohibitions_and_gates_meet(earlier: str, later: str) -> None:
+    (message,) = _conflicts(earlier, later)
+    assert f"\u201c{later}\u201d here" in message
+    assert earlier.rstrip(".") in message
+
+
+MODAL_NEAR_MISSES = [
+    # a gate against an obligation: do it, once approved
+    ("Ask before pushing.", "Always push your branch."),
+    ("Adding a dependency requires sign-off.", "Always run `pnpm install` after pulling."),
+    # restoring the lockfile's dependencies, or using what is there, adds none
+    ("Never add dependencies.", "Always install dependencies with `pnpm install`."),
+    ("No new dependencies.", "Use packages from the internal registry."),
+    # a permission against an obligation
+    ("You may push.", "Always push your changes."),
+    # a gate against a permission that does not say it needs no approval
+    ("Ask before adding dependencies.", "You may add dependencies."),
+    # other objects or qualifiers
+    ("Never push to main.", "You may push to your own feature branches."),
+    ("Never run migrations in CI.", "It's fine to run migrations locally."),
+    ("Never run migrations against production.", "Run migrations locally."),
+    ("Never write to the production database.", "You may run read-only queries against it."),
+    ("Never force-push to shared branches.", "Force-pushing your own branch is fine."),
+    ("Never call the production API.", "You may call the staging API."),
+    ("Never add runtime dependencies.", "Feel free to add dev dependencies."),
+    ("Do not install packages globally.", "Feel free to install packages."),
+    ("Never modify the database directly.", "Run migrations with `alembic upgrade head`."),
+    ("Never edit generated files by hand.", "Feel free to regenerate the generated files."),
+    ("Don't push without running the tests.", "You may push."),
+    # committing to main is not committing at all; using hooks is not skipping them
+    ("Never commit to main.", "Commit your changes."),
+    ("Use the pre-commit hooks.", "Never skip the pre-commit hooks."),
+    ("Never use `npm install`.", "You may run `pnpm install`."),
+    # a rule for someone else, not the agent
+    ("CI may push tags.", "Never push tags."),
+    ("Never push to main.", "The release bot can push to main."),
+    ("Open a pull request for each change.", "It must never open a pull request."),
+    ("Leave comments to a minimum.", "Always comment public functions."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), MODAL_NEAR_MISSES)
+def test_modal_near_misses_are_not_conflicts(earlier: str, later: str) -> None:
+    assert _conflicts(earlier, later) == []
+
+
+def test_a_frame_reads_its_modality() -> None:
+    def read(text: str) -> tuple[str, str, str, bool]:
+        (frame,) = frames_of(text)
+        return frame.modality, frame.verb, frame.object, frame.unasked
+
+    # deverbal subjects and the verb form make one frame
+    assert read("Pushing is off-limits.") == read("Do not push.") == (PROHIBIT, "push", "", False)
+    assert read("No new dependencies.") == read("Never add dependencies.")
+    assert read("Network access is allowed.") == (PERMIT, "access", "network", False)
+    assert read("Feel free to install packages.") == (PERMIT, "add", "dependency", True)
+    assert read("Adding a package requires sign-off from the platform team.") == (
+        GATED,
+        "add",
+        "dependency",
+        False,
+    )
+    assert read("Check with the platform team before adding dependencies.")[0] == GATED
+    assert read("Push only with explicit approval.") == (GATED, "push", "", False)
+    assert read("Don't run migrations without checking with me first.")[:2] == (GATED, "migrate")
+    assert read("Always run migrations.")[0] == REQUIRE
+    # who approves does not narrow the action
+    (signed,) = frames_of("No dependencies without sign-off from the platform team.")
+    assert signed.qualifiers == frozenset() and signed.polarity == "only with approval"
+    # a request for something else is a condition, not a gate
+    (request,) = frames_of("You can skip the checks, unless a user asks to run the full suite.")
+    assert request.modality == PERMIT and request.conditional
+    # "but never …" opens a clause of its own; "on your own" says who, not where
+    assert [(f.modality, f.verb) for f in frames_of("Commit freely but never push.")] == [
+        (REQUIRE, "commit"),
+        (PROHIBIT, "push"),
+    ]
+    assert read("Never commit on your own.") == read("Never commit.")
+    # a second verb phrase is not an object of the first
+    assert read("Push your branch and open a PR.") == read("Push your changes.")
+    # commands name their action
+    (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
+    assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
+    (hooks,) = extract_instructions("/w/AGENTS.md", "- Never use `--no-verify`.\n")
+    assert [(f.verb, f.object) for f in hooks.frames] == [("skip", "hook")]
+    (restore,) = extract_instructions("/w/AGENTS.md", "- Always run `pnpm install`.\n")
+    assert [f.verb for f in restore.frames] == ["run"]  # restoring is not adding a package
+
+
+def test_weaker_modal_pairs_are_candidates_with_a_reason() -> None:
+    (scoped,) = polarity_candidates(
+        _chain("Never run migrations in CI.", "It's fine to run migrations locally.")
+    )
+    assert not scoped.confident and "narrower: ci" in scoped.reason
+    (asking,) = polarity_candidates(
+        _chain("Ask before adding dependencies.", "You may add dependencies.")
+    )
+    assert not asking.confident and "needs approval" in asking.reason
+    # a gate against an obligation is no pair at all
+    assert polarity_candidates(_chain("Ask before pushing.", "Always push your changes.")) == []
 
 
 def test_weaker_pairs_are_candidates_with_a_reason() -> None:
@@ -166,6 +295,24 @@ ADVERSARIAL = [
     "don't ",
     "the code you ",
     "is forbidden ",
+    "feel free to ",
+    "leave pushing to ",
+    "ask before ",
+    "ask the user before ",
+    "without sign-off from ",
+    "unless asked ",
+    "only with approval ",
+    "no need to ask ",
+    "is off-limits ",
+    "is the human's job ",
+    "whenever you like ",
+    "as often as you ",
+    "requires sign-off ",
+    "it's fine to ",
+    "the agent may ",
+    "network access ",
+    "commit with `--no-verify` to ",
+    "\x1a is off-limits ",
 ]
 
 
