@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.lint import vocabulary
+from pi_lsp.lint import conventions, vocabulary
 from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
@@ -244,7 +244,7 @@ _MODIFIER_AFTER = re.compile(
 _NARRATIVE = re.compile(
     r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
     r"historically|last (?:year|month|week|quarter|release|sprint)|ago|until recently|"
-    r"in the past(?! tense)|back then|at first|migrated|moved|switched|replaced|converted|"
+    r"in the past(?!\s++tense)|back then|at first|migrated|moved|switched|replaced|converted|"
     r"introduced|adopted|dropped|removed|started|decided)\b",
     re.IGNORECASE,
 )
@@ -515,7 +515,42 @@ def _stance(
 
 
 def read_choices(clause: str, masked: str | None = None, folder: str = "") -> list[Choice]:
-    """The choices one clause makes.
+    """The choices one clause makes: those of the catalogue reading
+    (:func:`_catalogue_choices`, which documents the arguments) and those that conventions
+    and process rules make by their shape (:mod:`.conventions`: "we write them in the past
+    tense", "`tsconfig.json` sets `"strict": false`", "Antworte auf Deutsch")."""
+    masked = clause if masked is None else masked
+    choices = _catalogue_choices(clause, masked, folder)
+    return _with_conventions(choices, clause, masked)
+
+
+def _with_conventions(choices: list[Choice], clause: str, masked: str) -> list[Choice]:
+    """``choices`` and the convention shapes' choices of the same clause, where it is a rule:
+    not a question, narrative, a hedge, or a clause opened by a scope."""
+    ruled = not (
+        masked.rstrip().endswith("?")
+        or _SCOPED.match(masked)
+        or _PLACE_REFERRED.search(masked)
+        or _HEDGE_ANYWHERE.search(masked)
+        or _HEDGE.search(masked)
+        or _NARRATIVE.search(masked)
+    )
+    if any(conventions.off_topic(c.dimension, masked) for c in choices):
+        choices = [c for c in choices if not conventions.off_topic(c.dimension, masked)]
+    stated = conventions.read_conventions(clause, masked, ruled)
+    if not stated:
+        return choices
+    known = {(c.dimension, c.value) for c in choices}
+    added = [
+        Choice(s.dimension, s.value, s.stance, s.start, s.end, s.group)
+        for s in stated
+        if (s.dimension, s.value) not in known
+    ]
+    return _drop_ambiguous(choices + added)
+
+
+def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "") -> list[Choice]:
+    """The choices one clause makes by the catalogue reading.
 
     ``clause`` is plain text (Markdown removed, inline code kept as its content); ``masked``
     is the same text with every character of inline code replaced by :data:`CODE_MASK`, so
