@@ -71,6 +71,9 @@ _ROLE_KEYS = frozenset(
         "strict",
         "context",
         "unless",
+        "products",
+        "version",
+        "keys",
     }
 )
 _VALUE_KEYS = frozenset(
@@ -136,6 +139,12 @@ class Role:
     subjects: tuple[str, ...] = ()
     unit: str = ""
     unit_words: tuple[str, ...] = ()
+    #: version roles: the words naming the product, the shape of its version number (a
+    #: pattern without groups) and the configuration keys whose value is that version; read
+    #: as floors and pins by :mod:`.versions`
+    products: tuple[str, ...] = ()
+    version: str = ""
+    keys: tuple[str, ...] = ()
 
     @property
     def numeric(self) -> bool:
@@ -273,6 +282,7 @@ def parse_role(raw: object, where: str = "role") -> Role:
     if not isinstance(values_raw, list):
         raise CatalogueError(f"{where}: 'values' must be a list")
     values = tuple(parse_value(where, v, raw) for v in values_raw)
+    products, version, keys = _version_keys(where, raw)
     seen: set[str] = set()
     for value in values:
         if value.name in seen:
@@ -290,7 +300,29 @@ def parse_role(raw: object, where: str = "role") -> Role:
         subjects=tuple(s.lower() for s in subjects),
         unit=unit,
         unit_words=unit_words,
+        products=products,
+        version=version,
+        keys=keys,
     )
+
+
+def _version_keys(
+    where: str, raw: Mapping[str, Any]
+) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """A version role's ``products``, ``version`` and ``keys`` (all three or none of the
+    first two); the version pattern may not capture."""
+    if "products" not in raw and "version" not in raw:
+        if "keys" in raw:
+            raise CatalogueError(f"{where}: 'keys' need 'products' and 'version'")
+        return (), "", ()
+    if raw.get("kind") != "floor":
+        raise CatalogueError(f"{where}: 'products' and 'version' are for roles of kind floor")
+    products = tuple(p.lower() for p in _strings(where, "products", raw.get("products")))
+    version = _pattern(where, "version", raw.get("version"))
+    if re.compile(version).groups:
+        raise CatalogueError(f"{where}: 'version' may not capture a group")
+    keys = tuple(k.lower() for k in _strings(where, "keys", raw["keys"])) if "keys" in raw else ()
+    return products, version, keys
 
 
 def build(roles: Iterable[Role]) -> Catalogue:
@@ -325,6 +357,9 @@ def merge(base: Catalogue, extra: Sequence[Role]) -> Catalogue:
             known.subjects + tuple(s for s in role.subjects if s not in known.subjects),
             known.unit,
             known.unit_words,
+            known.products,
+            known.version,
+            known.keys,
         )
     return build(roles.values())
 

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.lint import conventions, vocabulary
+from pi_lsp.lint import conventions, versions, vocabulary
 from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
@@ -341,6 +341,8 @@ class _Hit:
     command: bool = False
     #: a number with its unit, found with its subject ("the maximum upload size is 10 MB")
     numeric: bool = False
+    #: a setting stated by its form ("Node 18+", `jvmToolchain(21)`): a claim by itself
+    claim: bool = False
 
 
 def _hits(text: str, masked: str | None = None) -> list[_Hit]:
@@ -348,7 +350,7 @@ def _hits(text: str, masked: str | None = None) -> list[_Hit]:
     return _by_naming_subject(
         text,
         [
-            _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command, f.numeric)
+            _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command, f.numeric, f.claim)
             for f in vocabulary.current().find(text, masked)
         ],
     )
@@ -447,7 +449,7 @@ _PLACE_REFERRED = re.compile(
     re.IGNORECASE,
 )
 _SCOPED = re.compile(
-    r"^\W*(?:for|in|inside|within|under|when|if|unless|while|on|outside)\s+"
+    r"^[^\w\x1a]*(?:for|in|inside|within|under|when|if|unless|while|on|outside)\s+"
     r"(?!this\s+(?:package|directory|folder|repo|repository|project|subproject|workspace|module)"
     r"\b|all\b|every\b|general\b|any\b|short\b|doubt\b|particular\b|addition\b|"
     r"this (?:codebase|monorepo)\b)",
@@ -485,7 +487,7 @@ def _stance(
     """How the clause treats one value; ``None`` when it makes no choice about it."""
     start = hit.start
     code = _code_span(neutral, hit.start)
-    if code is not None:
+    if code is not None and not hit.claim:
         if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]):
             return None  # a tool name inside a code snippet: `import { x } from "vitest"`
         start = code[0]
@@ -617,14 +619,14 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
             if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
         ]
     if by_preposition:
-        hits = [h for h in hits if _by_preposition(h, masked)]
+        hits = [h for h in hits if h.claim or _by_preposition(h, masked)]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
     previous_stance: Stance | None = None
     for hit in hits:
         labelled = _labelled(hit, label)
-        if not (directive or labelled or hit.dimension.setting):
+        if not (directive or labelled or hit.dimension.setting or hit.claim):
             previous = None
             continue
         joined = (
@@ -690,7 +692,7 @@ def _names_a_role(subject: str, hits: list[_Hit]) -> bool:
 def _holds_subject(hit: _Hit, verb_end: int) -> bool:
     """Whether ``hit`` was found together with its subject: a number with its unit, or a
     value whose pattern runs from the subject across the verb to the value."""
-    return hit.numeric or hit.start < verb_end < hit.end
+    return hit.numeric or hit.claim or hit.start < verb_end < hit.end
 
 
 #: the whole body of a ``Label: value`` line that answers a yes/no label ("Trailing commas:
@@ -773,10 +775,25 @@ def _drop_ambiguous(choices: list[Choice]) -> list[Choice]:
     return [c for c in choices if not (c.stance == "prefer" and c.dimension in ambiguous)]
 
 
+def versions_exclude(a: Choice, b: Choice) -> bool:
+    """Whether two preferences of one version role, a floor and a pin, exclude each other:
+    the pin is below the floor ("Node 20+" against "Node 18")."""
+    dimension = vocabulary.current().by_name.get(a.dimension)
+    if dimension is None or dimension.kind != "floor":
+        return False
+    groups = {a.group, b.group}
+    if groups != {versions.FLOOR_GROUP, ""}:
+        return False
+    floor, pin = (a, b) if a.group == versions.FLOOR_GROUP else (b, a)
+    return versions.excludes(floor.value, pin.value)
+
+
 def contradicts(a: Choice, b: Choice) -> bool:
     """Whether two choices on one dimension cannot both be followed."""
     if a.dimension != b.dimension:
         return False
+    if a.stance == "prefer" and b.stance == "prefer" and a.group != b.group:
+        return versions_exclude(a, b)
     if a.stance == "prefer" and b.stance == "prefer":
         return a.value != b.value and a.group == b.group
     if a.stance != b.stance:

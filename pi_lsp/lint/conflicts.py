@@ -52,10 +52,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pi_lsp.lint import vocabulary
-from pi_lsp.lint.choices import Choice, contradicts, dimension_label
+from pi_lsp.lint.choices import Choice, contradicts, dimension_label, versions_exclude
 from pi_lsp.lint.frames import FramePair, frame_pairs
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
+from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
 from pi_lsp.resources.model import Finding, RelatedLocation, Severity, SourceRange
 from pi_lsp.resources.shown_paths import reference_from
@@ -355,8 +356,26 @@ class _ChoiceIndex:
                 if value != new.value:
                     candidates.append(position)
                     break
+        candidates.extend(self._excluding_versions(new, scope))
         found = [c for c in candidates if c is not None]
         return min(found) if found else None
+
+    def _excluding_versions(self, new: Choice, scope: Scope) -> list[int]:
+        """The first instructions whose version preference excludes ``new``'s: a floor above
+        a pin, in the other group of a version role (see :func:`versions_exclude`)."""
+        if new.group not in ("", FLOOR_GROUP):
+            return []
+        other = "" if new.group == FLOOR_GROUP else FLOOR_GROUP
+        out: list[int] = []
+        for known, values in self._preferred.get((new.dimension, other), {}).items():
+            if not scopes_overlap(known, scope):
+                continue
+            for value, position in values.items():
+                old = Choice(new.dimension, value, "prefer", 0, 0, other)
+                if versions_exclude(new, old):
+                    out.append(position)
+                    break
+        return out
 
     def add(self, position: int, choices: Sequence[Choice], instruction: Instruction) -> None:
         for choice in choices:

@@ -22,6 +22,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Protocol
 
+from pi_lsp.lint import versions
 from pi_lsp.lint.catalogue import (
     BASE_UNIT,
     UNITS,
@@ -142,6 +143,9 @@ class Found:
     literal: bool = False
     #: a number with its unit, found by a numeric role's pattern (subject included)
     numeric: bool = False
+    #: a setting stated by its form (a version floor or pin, a configuration key in code):
+    #: a claim without an imperative, and one inside inline code
+    claim: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,10 @@ class _Spec:
     #: numeric roles: the patterns capture a number and a unit
     numeric: bool = False
     unit: str = ""
+    #: the words that trigger the patterns (when set, instead of the value's triggers)
+    triggers: tuple[str, ...] = ()
+    #: what the patterns find is a claim by its form (see :class:`Found`)
+    claim: bool = False
 
 
 def _i(pattern: str) -> re.Pattern[str]:
@@ -358,6 +366,10 @@ class Vocabulary:
             dimensions.append(dimension)
             for spec, value in specs:
                 patterns.extend(spec.patterns)
+                if spec.triggers:
+                    for trigger in spec.triggers:
+                        self._trigger(trigger, spec)
+                    continue
                 if value is None:  # a numeric role: its subjects trigger its patterns
                     for subject in role.subjects:
                         first = _WORD.search(subject)
@@ -429,6 +441,7 @@ class Vocabulary:
             )
             specs.append((numeric, None))
             value_specs.append(ValueSpec(f"{{}} ({role.unit})", numeric.patterns[0]))
+        specs.extend((spec, None) for spec in _version_specs(role, dimension))
         # the dimension's values are known only now; dataclasses are frozen, so rebuild once
         dimension = Dimension(
             role.name,
@@ -480,10 +493,15 @@ class Vocabulary:
         for spec in triggered.values():
             if not (holds(spec.context, True) and holds(spec.unless, False)):
                 continue
+            versioned = spec.dimension.kind == "floor"
             for pattern in spec.patterns:
                 for match in pattern.finditer(text):
+                    if versioned and not versions.is_requirement(text, *match.span()):
+                        continue
                     if spec.numeric:
                         value = numeric_value(match.group(1), match.group(2), spec.unit)
+                    elif versioned and match.groups():  # "1.8.0" is shown "1.8"
+                        value = spec.name.format(versions.normalise(match.group(1)))
                     elif match.groups():
                         value = spec.name.format(match.group(1))
                     else:
@@ -496,9 +514,10 @@ class Vocabulary:
                             match.end(),
                             spec.group,
                             numeric=spec.numeric,
+                            claim=spec.claim,
                         )
                     )
-        found.sort(key=lambda h: (h.start, -h.end))
+        found.sort(key=lambda h: (h.start, -h.end, not h.claim))  # a claim wins a tie
         # drop hits nested in an earlier, longer hit of the same dimension, and a name that
         # starts where a longer name of another dimension starts ("React" in "React Native")
         kept: list[Found] = []
@@ -669,7 +688,42 @@ def _respec(spec: _Spec, dimension: Dimension) -> _Spec:
         spec.patterns,
         spec.numeric,
         spec.unit,
+        spec.triggers,
+        spec.claim,
     )
+
+
+def _version_specs(role: Role, dimension: Dimension) -> list[_Spec]:
+    """The floors and pins of a version role that names its products (:mod:`.versions`):
+    one spec per form, triggered by the products' and keys' first words. A value is named
+    like the role's first value ("Node.js {}"), a floor with a "+"."""
+    if not role.products or not role.values:
+        return []
+    base = role.values[0].name
+    if "{}" not in base:
+        return []
+    triggers: list[str] = []
+    for word in (*role.products, *role.keys):
+        first = _WORD.search(word)
+        if first and first.group(0) not in triggers:
+            triggers.append(first.group(0))
+    forms: dict[str, list[re.Pattern[str]]] = {}
+    for form, pattern in versions.constraint_patterns(role.products, role.version, role.keys):
+        forms.setdefault(form, []).append(_i(pattern))
+    return [
+        _Spec(
+            dimension,
+            base + "+" if form == "floor" else base,
+            versions.FLOOR_GROUP if form == "floor" else "",
+            None,
+            None,
+            frozenset(),
+            tuple(patterns),
+            triggers=tuple(triggers),
+            claim=True,
+        )
+        for form, patterns in forms.items()
+    ]
 
 
 @cache

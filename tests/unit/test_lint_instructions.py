@@ -98,7 +98,8 @@ def test_descriptions_alternatives_and_scopes_make_no_choice() -> None:
     assert _picks("- `pnpm install` runs in CI.") == set()
     assert _picks("- Some packages use Vitest, others Jest.") == set()
     assert _picks("- Use npm or pnpm.") == set()
-    assert _picks("- Support Python 3.10 or later.") == set()
+    # a version floor is a claim by its form, whatever the verb: it is read (as a floor)
+    assert _picks("- Support Python 3.10 or later.") == {("Python 3.10+", "prefer")}
 
 
 def test_settings_and_labels() -> None:

@@ -68,7 +68,7 @@ def nested(root: str, child: str, path: str = "crates/engine/AGENTS.md") -> list
 
 
 def test_a_value_found_with_its_subject_across_the_verb_is_the_statement_s_value() -> None:
-    assert picks("The minimum Go version for exporters is 1.22.") == {("Go 1.22", "prefer")}
+    assert picks("The minimum Go version for exporters is 1.22.") == {("Go 1.22+", "prefer")}
     assert nested("Requires Go 1.20 or newer.", "The minimum Go version here is 1.22.") == [
         "go-version"
     ]

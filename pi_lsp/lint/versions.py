@@ -1,0 +1,164 @@
+"""Versions read as constraints: a floor ("Node 18+", "at least PHP 8.2", ``>= 3.10``, "the
+minimum supported Go version is 1.22") or a pin ("Terraform 1.5.7 exactly", "Python 3.12
+only", ``jvmToolchain(21)``, ``required_version = "1.5.7"``).
+
+A version role of the catalogue (kind ``floor``) that names its ``products`` (the words
+naming the runtime or tool) and the shape of its ``version`` number gets the patterns of
+:func:`constraint_patterns`: one grammar of floors and pins around any product, so a runtime
+added to the catalogue is read the same way as Node or Python. Its ``keys`` are the
+configuration keys whose value is that version (``requires-python``, ``required_version``,
+``"php"`` in ``composer.json``, ``jvmToolchain(``): an assignment of one in inline code
+states the setting.
+
+A constraint stated by its form is a claim by itself, like a number with its unit: nobody
+writes "Node 18+" or "Terraform 1.5.7 exactly" in passing. Two constraints of one product are
+compared as constraints (:func:`excludes`): two different floors conflict, two different pins
+conflict, and a pin conflicts with a floor only when it is below it ("Node 18+" and "Node
+22" agree, "Node 20+" and "Node 18" do not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+#: the group of a floor value; an exact version (a pin) has the group ""
+FLOOR_GROUP = "floor"
+
+_FLOOR_AFTER = (
+    r"(?:\+|\s++or\s++(?:later|newer|above|higher|greater|anything\s++newer)\b|"
+    r"\s++and\s++(?:up|above|later|newer|higher)\b|\s++at\s++(?:minimum|the\s++least)\b|"
+    r"\s++(?:minimum|or\s++better)\b)"
+)
+_FLOOR_BEFORE = (
+    r"\b(?:at\s++least|no\s++(?:older|lower|earlier)\s++than|not\s++(?:older|lower|earlier)"
+    r"\s++than|minimum(?:\s++of)?|min\.?|(?:newer|later)\s++than\s++or\s++equal\s++to)\s++"
+)
+#: marks and emphasis that may stand around a version in a clause ("Terraform **1.5.7**")
+_MARKS = r"[*_`\"'\x1a]{0,3}"
+_OPERATOR_FLOOR = r"(?:>=|\u2265|=>|\^|~>|~=)"
+
+
+def _alternation(words: Sequence[str]) -> str:
+    return "|".join(
+        r"\s++".join(re.escape(part) for part in w.split())
+        for w in sorted(set(words), key=len, reverse=True)
+    )
+
+
+def constraint_patterns(
+    products: Sequence[str], version: str, keys: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """The patterns reading a floor or a pin of one product, as ``(form, pattern)``; ``form``
+    is ``"floor"`` or ``"pin"`` and each pattern captures the version (``version``, a pattern
+    without groups). Every repetition is possessive or bounded, so each is linear."""
+    name = rf"(?<![\w.-])(?:{_alternation(products)})(?![\w-])"
+    ver = rf"v?({version})(?:\.x)?(?![\d])"
+    # "22.11.1" is read as the captured prefix, the rest of its parts skipped
+    tail = r"(?:\.\d++)*+"
+    out = [
+        # Node 18+, PHP 8.2 or newer, Go 1.22 and up, Java 17 at minimum
+        ("floor", rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}{_FLOOR_AFTER}"),
+        # Python >= 3.10, node>=22, PHP version >= 8.2, Node version must be at least 20
+        (
+            "floor",
+            rf"{name}\s*+(?:version\s++)?(?:(?:must\s++be|is|of|should\s++be)\s++)?"
+            rf"(?:{_OPERATOR_FLOOR}\s*+|at\s++least\s++){_MARKS}{ver}",
+        ),
+        # at least PHP 8.2, minimum Node 20
+        ("floor", rf"{_FLOOR_BEFORE}{_MARKS}{name}\s*+{_MARKS}{ver}"),
+        # the minimum (supported) Node version (for this package) is 22
+        (
+            "floor",
+            rf"\b(?:min(?:imum)?|lowest|oldest)\s++(?:(?:supported|required|allowed)\s++)?"
+            rf"{name}\s++version\b[^.;\d\n]{{0,40}}?{_MARKS}{ver}",
+        ),
+        # the PHP version floor is 8.3
+        ("floor", rf"{name}\s++version\s++(?:floor|minimum)\b[^.;\d\n]{{0,30}}?{_MARKS}{ver}"),
+        # Terraform 1.5.7 exactly, Python 3.12 only
+        (
+            "pin",
+            rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s*+(?:exactly|only)\b(?![ \t]++[a-z])",
+        ),
+        # exactly Terraform 1.5.7, only Python 3.12
+        ("pin", rf"\b(?:exactly|only)\s++{_MARKS}{name}\s*+{_MARKS}{ver}"),
+        # pinned to Terraform 1.5.7, pin Node to 20
+        (
+            "pin",
+            rf"\bpin(?:ned|s)?\s++(?:(?:to|at)\s++)?{_MARKS}{name}\s*+(?:(?:to|at)\s++)?"
+            rf"{_MARKS}{ver}",
+        ),
+        (
+            "pin",
+            rf"{name}\s++(?:(?:version|toolchain|runtime|sdk|image|compiler)\s++)?"
+            rf"(?:is\s++|are\s++)?pinned\s++(?:to|at)\s++{_MARKS}{ver}",
+        ),
+    ]
+    calls = [k for k in keys if k.endswith("(")]
+    assigned = [k for k in keys if not k.endswith("(")]
+    value = rf"(?:net|v)?({version})(?![\d])"
+    if assigned:
+        # the key and its separator: `key = `, `"key": `, `<key>`
+        names = _alternation(assigned)
+        key = rf"(?<![\w.-])(?:[\"']?(?:{names})[\"']?\s*+[:=]|<(?:{names})>)"
+        out.append(("floor", rf"{key}\s*+[\"']?\s*+{_OPERATOR_FLOOR}\s*+{value}"))
+        out.append(("pin", rf"{key}\s*+[\"']?\s*+(?:==?\s*+)?{value}{tail}(?![\w.])"))
+    if calls:
+        out.append(("pin", rf"(?<![\w.-])(?:{_alternation(calls)})\s*+{value}\s*+\)"))
+    return out
+
+
+def normalise(version: str) -> str:
+    """A version without its trailing zero parts ("1.8.0" -> "1.8", "8.0" -> "8")."""
+    parts = version.split(".")
+    while len(parts) > 1 and parts[-1].strip("0") == "":
+        parts.pop()
+    return ".".join(parts)
+
+
+_NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\+?$")
+
+
+def _parts(value: str) -> tuple[int, ...] | None:
+    found = _NUMBERED.search(value)
+    if found is None:
+        return None
+    return tuple(int(p) for p in normalise(found.group(1)).split("."))
+
+
+def excludes(floor: str, pin: str) -> bool:
+    """Whether a floor value ("Node.js 20+") excludes a pinned one ("Node.js 18"): the pin is
+    below the floor. A value without a number excludes nothing."""
+    low, exact = _parts(floor), _parts(pin)
+    if low is None or exact is None:
+        return False
+    common = min(len(low), len(exact))
+    return exact[:common] < low[:common]
+
+
+#: a word right before a version that makes it a condition, not a requirement ("on Python
+#: 3.13+", "for Node 22", "under Java 21", "when running Node 20")
+_CONDITION_BEFORE = re.compile(
+    r"(?:^|[^\w.-])(?:on|under|for|in|when|whenever|if|running|since|until|from|as\s++of)"
+    r"\s++[*_`\"'\x1a]{0,3}$",
+    re.IGNORECASE,
+)
+#: a noun right after a version that the version only describes ("Python >=3.12 style",
+#: "1.8 features", "Java 21 syntax")
+_DESCRIBED_AFTER = re.compile(
+    r"[*_`\"'\x1a]{0,3}\s++(?:style|syntax|features?|idioms?|semantics|typing|apis?|"
+    r"behaviou?r|builds?|images?|runners?|releases?|branch(?:es)?|docs|documentation|"
+    r"changelog|notes|compat(?:ibility)?|support|users?|wheels?|binaries|types?|stubs?)\b",
+    re.IGNORECASE,
+)
+#: how far before a version :func:`is_requirement` looks for a condition word
+_BEFORE_WINDOW = 24
+
+
+def is_requirement(text: str, start: int, end: int) -> bool:
+    """Whether the version found at ``text[start:end]`` states what the project requires,
+    not a condition ("on Python 3.13+ use …") or a description of something else ("Python
+    >=3.12 style hints", "may use 1.8 features")."""
+    if _CONDITION_BEFORE.search(text, max(0, start - _BEFORE_WINDOW), start):
+        return False
+    return _DESCRIBED_AFTER.match(text, end) is None

@@ -1,0 +1,136 @@
+"""Versions read as constraints: floors and pins of any product the catalogue names, compared
+as constraints (two floors, two pins, a pin below a floor)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.lint.choices import Choice, contradicts, read_choices
+from pi_lsp.lint.conflicts import find_conflicts
+from pi_lsp.lint.versions import excludes, is_requirement, normalise
+
+
+def picks(clause: str) -> set[str]:
+    return {c.value for c in read_choices(clause) if c.stance == "prefer"}
+
+
+def conflict_dimensions(root: str, child: str) -> list[str]:
+    findings = find_conflicts([("AGENTS.md", root + "\n"), ("svc/AGENTS.md", child + "\n")])
+    return [str(f.data.get("dimension")) for f in findings if "conflicting" in f.rule]
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        ("Ruby 3.3 or above across all services.", "Ruby 3.3+"),
+        ("We need at least Ruby 3.2 here.", "Ruby 3.2+"),
+        ("The lowest supported Ruby version in this gem is 3.1.", "Ruby 3.1+"),
+        ("Kotlin 2.1 and up.", "Kotlin 2.1+"),
+        ("Kotlin 2.0 and up.", "Kotlin 2+"),  # shown without its trailing zero
+        ("TypeScript >= 5.4 everywhere.", "TypeScript 5.4+"),
+        ("Rust 1.78+ (the MSRV).", "Rust 1.78+"),
+        ("PostgreSQL 16 or newer in every environment.", "PostgreSQL 16+"),
+        ("The Rust version floor is 1.80.", "Rust 1.80+"),
+    ],
+)
+def test_a_floor_of_any_product_is_read_without_an_imperative(clause: str, value: str) -> None:
+    assert picks(clause) == {value}
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        ("Kotlin 2.1 exactly, matching the compiler plugin.", "Kotlin 2.1"),
+        ("Exactly Rust 1.79 on the build hosts.", "Rust 1.79"),
+        ("The Go toolchain is pinned to 1.22.", "Go 1.22"),
+    ],
+)
+def test_a_pin_is_read_as_an_exact_version(clause: str, value: str) -> None:
+    assert picks(clause) == {value}
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        (
+            'The gemspec has `required_ruby_version`; `.tool-versions` says `ruby-version: "3.3"`.',
+            "Ruby 3.3",
+        ),
+        ('Set `rust-version = "1.76"` in every crate manifest.', "Rust 1.76"),
+        ("Each `pom.xml` sets `maven.compiler.release=17`.", "Java 17"),
+        ("Build scripts call `jvmToolchain(21)`.", "Java 21"),
+        ('Declare `requires-python = ">=3.11"` in `pyproject.toml`.', "Python 3.11+"),
+        ("Projects target `<TargetFramework>net8.0</TargetFramework>`.", ".NET 8"),
+    ],
+)
+def test_a_configuration_key_in_inline_code_states_the_version(clause: str, value: str) -> None:
+    assert picks(clause) == {value}
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        # a condition: what to do on some versions, not which version the project needs
+        "Use the new `asyncio.TaskGroup` helpers only on Python 3.11+.",
+        "When running under Java 21+, prefer virtual threads.",
+        # the version describes something else
+        "Annotate with Python >=3.10 style unions (`int | None`).",
+        "Modules may rely on Kotlin 2.0+ features such as K2 smart casts.",
+        # a mention without a constraint is no claim by itself
+        "Ruby 3.3 shipped a faster YJIT last year.",
+    ],
+)
+def test_a_version_that_is_a_condition_or_a_description_is_no_claim(clause: str) -> None:
+    assert picks(clause) == set()
+
+
+def test_normalise_drops_trailing_zero_parts() -> None:
+    assert normalise("1.8.0") == "1.8"
+    assert normalise("8.0") == "8"
+    assert normalise("22") == "22"
+    assert normalise("1.10") == "1.10"
+
+
+def test_a_pin_below_a_floor_is_excluded_and_one_above_is_not() -> None:
+    assert excludes("Node.js 20+", "Node.js 18")
+    assert excludes("Terraform 1.8+", "Terraform 1.5.7")
+    assert not excludes("Node.js 18+", "Node.js 22")
+    assert not excludes("Terraform 1.8+", "Terraform 1.8")
+    assert not excludes("Node.js 18.2+", "Node.js 18")  # 18 may be 18.19: no certainty
+    assert not excludes("Go version", "Go 1.21")
+
+
+def test_contradicts_compares_floors_and_pins_as_constraints() -> None:
+    floor = Choice("ruby-version", "Ruby 3.2+", "prefer", 0, 0, "floor")
+    assert contradicts(floor, Choice("ruby-version", "Ruby 3.1", "prefer", 0, 0, ""))
+    assert not contradicts(floor, Choice("ruby-version", "Ruby 3.3", "prefer", 0, 0, ""))
+    assert contradicts(floor, Choice("ruby-version", "Ruby 3.3+", "prefer", 0, 0, "floor"))
+    # ecosystem groups of a choice role stay apart: only version roles compare across groups
+    pytest_ = Choice("test-runner", "pytest", "prefer", 0, 0, "python")
+    assert not contradicts(pytest_, Choice("test-runner", "vitest", "prefer", 0, 0, "js"))
+
+
+def test_is_requirement_reads_the_words_around_the_version() -> None:
+    text = "on Python 3.13+ only"
+    assert not is_requirement(text, 3, 15)
+    assert is_requirement("Python 3.13+ only", 0, 12)
+
+
+def test_a_pin_below_the_root_floor_is_a_conflict_and_one_above_is_not() -> None:
+    root = "- Ruby 3.2 or newer for every service."
+    assert conflict_dimensions(root, "- This service is pinned to Ruby 3.1 exactly.") == [
+        "ruby-version"
+    ]
+    assert conflict_dimensions(root, "- This service runs Ruby 3.3 only.") == []
+
+
+def test_two_floors_of_one_product_conflict_and_equal_floors_do_not() -> None:
+    root = "Every crate builds with Rust 1.75 or later."
+    assert conflict_dimensions(
+        root, "The minimum supported Rust version for this crate is 1.80."
+    ) == ["rust-msrv"]
+    assert conflict_dimensions("Rust >= 1.80.0 everywhere.", "Rust 1.80+ only.") == []
+
+
+def test_floors_of_different_products_never_meet() -> None:
+    assert conflict_dimensions("PHP 8.2 or newer.", "Node 22 or newer.") == []
