@@ -45,6 +45,7 @@ from markdown_it.token import Token
 
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
+from pi_lsp.lint.fences import fence_choices, is_shell_fence, leads_commands
 from pi_lsp.lint.frames import Frame, frames_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
@@ -496,6 +497,9 @@ class _Extractor:
         #: an override declared earlier in the paragraph or list item being read
         self.block_override = False
         self.skip_next_block = False
+        #: the lead of a fence that would follow now (its block level and its sentence), see
+        #: :mod:`pi_lsp.lint.fences`; ``None``: no fence is introduced
+        self.fence_lead: tuple[int, str] | None = None
         self.tokens: list[Token] = []
 
     def run(self) -> list[Instruction]:
@@ -509,6 +513,7 @@ class _Extractor:
             token = tokens[index]
             if token.type == "heading_open":
                 self._heading(token, tokens[index + 1])
+                self.fence_lead = None
                 skip_level = None
                 skip_next_block = False
                 index += 3
@@ -535,6 +540,10 @@ class _Extractor:
                     skip_level = token.level
                 index += 1
                 continue
+            if token.type == "fence" and not in_table and not self._in_example_section():
+                self._fence(token)
+            if token.nesting != -1:
+                self.fence_lead = None  # any block but a close stands between lead and fence
             if token.type == "table_open" and not self._in_example_section():
                 self._table(tokens, index)
             if token.type == "inline" and not in_table and not self._in_example_section():
@@ -661,6 +670,42 @@ class _Extractor:
         scope = scope_for(self.path, heading, clause, None)
         return scope if covers_whole_repo(scope_hint) else scope.with_hint(scope_hint)
 
+    def _fence(self, token: Token) -> None:
+        """Add the commands of a shell fence that directly follows its lead (an instruction
+        ending with a colon, at the same block level) as one instruction that prefers the
+        tools they name (:mod:`pi_lsp.lint.fences`)."""
+        lead = self.fence_lead
+        if lead is None or token.map is None or not is_shell_fence(token.info):
+            return
+        level, sentence = lead
+        if level != token.level:
+            return
+        choices = tuple(fence_choices(token.content))
+        if not choices:
+            return
+        first = token.map[0] + 1
+        text = token.content.rstrip("\n")
+        last = first + text.count("\n")
+        if last >= len(self.lines):
+            return
+        normalized = _normalize(text)
+        heading = tuple(title for _, title in self.headings)
+        self.out.append(
+            Instruction(
+                path=self.path,
+                where=SourceRange(self.path, first, 0, last, len(self.lines[last])),
+                text=text,
+                normalized=normalized,
+                action=_action(normalized),
+                polarity="neutral",
+                directive=True,
+                choices=choices,
+                heading=heading,
+                override=self.section_override,
+                scope=scope_for(self.path, heading, sentence, None),
+            )
+        )
+
     def _inline(self, token: Token) -> bool:
         """Add the sentences of one inline token; True when it introduces an example."""
         if token.map is None:
@@ -672,9 +717,15 @@ class _Extractor:
         readable, masked = _blank_asides(plain)
         section_override = self.section_override
         self.block_override = False
+        last: tuple[int, int] | None = None
         for begin, end in _sentences(plain.text):
             self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
+            last = (begin, end)
+        if last is not None and leads_commands(masked[last[0] : last[1]]):
+            lead = readable[last[0] : last[1]]
+            if opening_scope(lead, os.path.dirname(self.path)) is None:
+                self.fence_lead = (token.level - 1, lead)
         if token.level > 1:  # an override inside a list item covers that item only
             self.section_override = section_override
         return False
