@@ -426,7 +426,7 @@ _KEY_HEADER = re.compile(
 _VALUE_HEADER = re.compile(
     r"^(?:value|values|choice|tool|tools|standard|default|setting|version|we use|"
     r"answer|decision|policy|convention|limit|requirement|required|current|preferred|"
-    r"what we use|stack|rule)$",
+    r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product)$",
     re.I,
 )
 
@@ -497,9 +497,10 @@ class _Extractor:
         #: an override declared earlier in the paragraph or list item being read
         self.block_override = False
         self.skip_next_block = False
-        #: the lead of a fence that would follow now (its block level and its sentence), see
+        #: the lead of a fence that would follow now (its block level, its sentence and its
+        #: line; a line of an earlier chunk counts back from this chunk's first line), see
         #: :mod:`pi_lsp.lint.fences`; ``None``: no fence is introduced
-        self.fence_lead: tuple[int, str] | None = None
+        self.fence_lead: tuple[int, str, int] | None = None
         self.tokens: list[Token] = []
 
     def run(self) -> list[Instruction]:
@@ -552,6 +553,9 @@ class _Extractor:
                     skip_next_block = True
             index += 1
         self.skip_next_block = skip_next_block
+        if self.fence_lead is not None:  # the next chunk counts its lines from 0
+            level, sentence, line = self.fence_lead
+            self.fence_lead = (level, sentence, line - len(self.lines))
         return self.out
 
     def _check_time(self) -> None:
@@ -677,15 +681,14 @@ class _Extractor:
         lead = self.fence_lead
         if lead is None or token.map is None or not is_shell_fence(token.info):
             return
-        level, sentence = lead
+        level, sentence, lead_line = lead
         if level != token.level:
             return
         choices = tuple(fence_choices(token.content))
         if not choices:
             return
-        first = token.map[0] + 1
         text = token.content.rstrip("\n")
-        last = first + text.count("\n")
+        last = token.map[0] + 1 + text.count("\n")
         if last >= len(self.lines):
             return
         normalized = _normalize(text)
@@ -693,7 +696,8 @@ class _Extractor:
         self.out.append(
             Instruction(
                 path=self.path,
-                where=SourceRange(self.path, first, 0, last, len(self.lines[last])),
+                # the commands are the lead's: the range runs from its line to the fence's end
+                where=SourceRange(self.path, lead_line, 0, last, len(self.lines[last])),
                 text=text,
                 normalized=normalized,
                 action=_action(normalized),
@@ -725,7 +729,8 @@ class _Extractor:
         if last is not None and leads_commands(masked[last[0] : last[1]]):
             lead = readable[last[0] : last[1]]
             if opening_scope(lead, os.path.dirname(self.path)) is None:
-                self.fence_lead = (token.level - 1, lead)
+                line, _ = locator.position(plain.origin[last[0]])
+                self.fence_lead = (token.level - 1, lead, line)
         if token.level > 1:  # an override inside a list item covers that item only
             self.section_override = section_override
         return False

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pi_lsp.lint.blocks import split_blocks
 from pi_lsp.lint.catalogue import CatalogueError, parse_role
 from pi_lsp.lint.choices import read_choices
 from pi_lsp.lint.conflicts import find_conflicts
@@ -164,3 +165,53 @@ def test_a_step_that_is_not_needed_bans_no_tool() -> None:
         "No changeset is needed for docs-only changes."
     )
     assert ("changelog-tool", "Changesets", "reject") in picks("No changesets in this repo.")
+
+
+def test_a_fence_counts_as_its_lead_sentence_read_whole_or_in_chunks() -> None:
+    text = "# pkg\n\nBuild the site and serve it with:\n\n```sh\nyarn install\nyarn dev\n```\n"
+    text = "\n\n".join(f"- Rule {n} stays." for n in range(60)) + "\n\n" + text
+    # the fence opens a chunk of its own: the lead is read in the chunk before it
+    assert any(chunk.text.startswith("```sh") for chunk in split_blocks(text))
+    whole = extract_instructions("/r/pkg/AGENTS.md", text, whole=True)
+    chunked = extract_instructions("/r/pkg/AGENTS.md", text)
+    assert whole == chunked
+    fence = next(i for i in whole if i.choices)
+    lead_line = text.split("\n").index("Build the site and serve it with:")
+    assert fence.where.start_line == lead_line
+    assert fence.where.end_line == lead_line + 4
+
+
+# --- values added to roles, and where a table names them ---------------------------------------
+
+
+def test_experiment_trackers_are_one_role() -> None:
+    assert ("experiment-tracking", "Weights & Biases", "prefer") in picks(
+        "Log each sweep to Weights & Biases."
+    )
+    root = "Track every training run in MLflow.\n"
+    nested = "Log metrics with `wandb.log(...)` from the evaluation loop.\n"
+    assert len(conflicting(root, nested)) == 1
+    assert not conflicting("Use MLflow for experiment tracking.\n", "Use pytest.\n")
+
+
+def test_a_library_named_by_its_module_in_code_is_that_library() -> None:
+    assert ("http-client-python", "httpx", "prefer") in picks(
+        "Send outbound requests with `httpx.Client` and a short timeout."
+    )
+    assert ("error-handling-rust", "anyhow", "prefer") in picks(
+        "Use `anyhow::Context` on every fallible call in the binary."
+    )
+
+
+def test_a_table_of_providers_by_concern_states_each_choice() -> None:
+    root = "| Concern | Provider |\n|---|---|\n| Payments | Braintree |\n| Secrets | Infisical |\n"
+    assert chosen(root) >= {
+        ("payment-provider", "Braintree"),
+        ("secrets-manager", "Infisical"),
+    }
+    nested = "Keep every API key in Doppler; run the app with `doppler run -- make dev`.\n"
+    assert len(conflicting(root, nested)) == 1
+
+
+def test_a_state_label_names_the_state_library() -> None:
+    assert ("state-management", "MobX", "prefer") in picks("State: MobX stores per screen.")
