@@ -12,10 +12,15 @@ the Python test runner, the HTTP timeout, the commit message convention. Each ro
 
 A value is found by its *aliases* (literal words: ``"pnpm"``, ``"ruff format"``) and the
 *commands* that imply it (``"./gradlew"`` implies Gradle, ``"uv run"`` implies uv), or, for
-the few that need one, by a pattern guarded by trigger words. A value whose name is also an
-ordinary word (black, tabs, next, express) is ``strict``: it counts only inside inline code or
-right after a verb or preposition that chooses a tool ("use", "with", "via" …), or it carries
-a ``context`` the clause must match.
+the few that need one, by a pattern guarded by trigger words. The *files* and folders a
+value's tool owns imply it too (``".github/workflows/"`` implies GitHub Actions, ``"fly.toml"``
+Fly.io, ``"Chart.yaml"`` Helm): a file name matches as the last part of a path
+(`chart/Chart.yaml`), a folder (ending in ``/``) as a part of one; like commands they count
+only in inline code or after a preposition, and only in a clause that chooses.
+
+A value whose name is also an ordinary word (black, tabs, next, express) is ``strict``: it
+counts only inside inline code or right after a verb or preposition that chooses a tool
+("use", "with", "via" …), or it carries a ``context`` the clause must match.
 
 The file is read once (``load_catalogue``) and checked entry by entry; a bad entry raises
 :class:`CatalogueError` naming it. Users add roles and values from Pi's settings
@@ -54,6 +59,9 @@ BASE_UNIT = {"duration": "s", "size": "B", "percent": "%"}
 UNIT_DIMENSIONS = ("duration", "size", "percent", "count")
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.+-]{0,60}$")
+#: a file or folder entry: no blanks, a word character, and a "." or "/" or a capital (a
+#: lowercase bare word would be an alias; "Podfile", "Jenkinsfile" are file names)
+_FILE = re.compile(r"^(?=[^\s]*[./A-Z])(?=[^\s]*\w)[^\s]{2,80}$")
 _ROLE_KEYS = frozenset(
     {
         "name",
@@ -82,6 +90,7 @@ _VALUE_KEYS = frozenset(
         "aka",
         "strict_aka",
         "commands",
+        "files",
         "group",
         "strict",
         "context",
@@ -107,6 +116,8 @@ class CatalogueValue:
     strict_aliases: tuple[str, ...] = ()
     #: commands imply the value; like strict aliases they count in code or after a verb
     commands: tuple[str, ...] = ()
+    #: files and folders (ending in "/") that imply the value: "fly.toml", ".github/workflows/"
+    files: tuple[str, ...] = ()
     group: str = ""
     strict: bool = False
     #: a pattern the whole clause must match for this value to count
@@ -207,6 +218,13 @@ def parse_value(where: str, raw: object, role: Mapping[str, Any]) -> CatalogueVa
     strict_aliases = _strings(where, "strict_aka", raw["strict_aka"]) if "strict_aka" in raw else ()
     commands = _strings(where, "commands", raw["commands"]) if "commands" in raw else ()
     triggers = _strings(where, "triggers", raw["triggers"]) if "triggers" in raw else ()
+    files = _strings(where, "files", raw["files"]) if "files" in raw else ()
+    for path in files:
+        if not _FILE.match(path):
+            raise CatalogueError(
+                f"{where}: file '{path}' must be a file name or a folder ending in '/' "
+                "(no blanks; a '.', a '/' or a capital letter)"
+            )
     if not patterns and not aliases and not strict_aliases:
         aliases = (name,)
     if patterns and not triggers:
@@ -230,6 +248,7 @@ def parse_value(where: str, raw: object, role: Mapping[str, Any]) -> CatalogueVa
         aliases=tuple(a.lower() for a in aliases),
         strict_aliases=tuple(a.lower() for a in strict_aliases),
         commands=tuple(c.lower() for c in commands),
+        files=tuple(f.lower() for f in files),
         group=_text(where, "group", raw["group"]) if "group" in raw else str(role.get("group", "")),
         strict=_bool(where, "strict", raw.get("strict", role.get("strict", False))),
         context=_pattern(where, "context", context) if context is not None else None,

@@ -163,6 +163,12 @@ _OMIT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _WITHOUT_BEFORE = re.compile(r"\b(?:without|no)" + _CUE_END, re.IGNORECASE)
+#: after "no <value>": the value is only not needed ("No changeset file is needed for this
+#: package", "no Docker required"), which waives a step and forbids nothing
+_WAIVED_AFTER = re.compile(
+    r"^[\s`*_\x1a]*+(?:[\w-]++\s++){0,2}?(?:(?:is|are)\s++)?(?:needed|required|necessary)\b",
+    re.IGNORECASE,
+)
 _REVERSE_NEGATION = re.compile(
     r"\b(?:don'?t|do not|never) (?:forget|hesitate|skip running|omit running)\b", re.IGNORECASE
 )
@@ -507,6 +513,8 @@ def _stance(
         if not is_contrast and _RUN_VERB.search(cue.group(0)):
             return None  # "never run `npm publish`" forbids an action, not the tool
         return "reject"
+    if _WITHOUT_BEFORE.search(before) and _WAIVED_AFTER.match(after):
+        return None  # "no changeset file is needed here" waives a step, it bans no tool
     if _WITHOUT_BEFORE.search(before) or (prefer_context and _OVER_BEFORE.search(before)):
         return "reject"
     if _REJECT_AFTER.match(after):
@@ -619,7 +627,7 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
             if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
         ]
     if by_preposition:
-        hits = [h for h in hits if h.claim or _by_preposition(h, masked)]
+        hits = [h for h in hits if h.claim or _by_preposition(h, masked) or _sent_to(h, masked)]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
@@ -734,6 +742,31 @@ def _by_preposition(hit: _Hit, masked: str) -> bool:
     if _DOCUMENT_AFTER.match(masked, end):
         return False
     return _TOOL_PREPOSITION.search(masked, max(0, start - 24), start) is not None
+
+
+#: a verb that moves the work somewhere, and "to" / "on" before the place ("deploy to Fly.io",
+#: "ship the worker to AWS ECS", "log every run to W&B", "send errors to Sentry"): the place
+#: is the tool chosen
+_SENT_TO = re.compile(
+    r"^\W*+(?:(?:please|always|only|just|we|you|must|should)\s++)*+"
+    r"(?:deploy|ship|host|log|send|report|stream|emit|forward|export|upload|push|publish|"
+    r"release|track|run)\b",
+    re.IGNORECASE,
+)
+_TO_BEFORE = re.compile(r"\b(?:to|on|onto)\s++(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$", re.I)
+
+
+def _sent_to(hit: _Hit, masked: str) -> bool:
+    """Whether a work verb that moves the work somewhere opens the clause and "to" / "on"
+    stands right before ``hit`` ("We ship to Fly.io", "Log each run to W&B")."""
+    if _SENT_TO.match(masked) is None:
+        return False
+    code = _code_span(masked, hit.start)
+    start = code[0] if code is not None else hit.start
+    end = code[1] if code is not None else hit.end
+    if _DOCUMENT_AFTER.match(masked, end):
+        return False
+    return _TO_BEFORE.search(masked, max(0, start - 24), start) is not None
 
 
 def _labelled(hit: _Hit, label: re.Match[str] | None) -> bool:

@@ -46,6 +46,7 @@ from markdown_it.token import Token
 from pi_lsp.lint import vocabulary
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
+from pi_lsp.lint.fences import fence_choices, is_shell_fence, leads_commands
 from pi_lsp.lint.frames import Frame, frames_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
@@ -426,7 +427,7 @@ _KEY_HEADER = re.compile(
 _VALUE_HEADER = re.compile(
     r"^(?:value|values|choice|tool|tools|standard|default|setting|version|we use|"
     r"answer|decision|policy|convention|limit|requirement|required|current|preferred|"
-    r"what we use|stack|rule)$",
+    r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product)$",
     re.I,
 )
 
@@ -497,6 +498,10 @@ class _Extractor:
         #: an override declared earlier in the paragraph or list item being read
         self.block_override = False
         self.skip_next_block = False
+        #: the lead of a fence that would follow now (its block level, its sentence and its
+        #: line; a line of an earlier chunk counts back from this chunk's first line), see
+        #: :mod:`pi_lsp.lint.fences`; ``None``: no fence is introduced
+        self.fence_lead: tuple[int, str, int] | None = None
         self.tokens: list[Token] = []
 
     def run(self) -> list[Instruction]:
@@ -510,6 +515,7 @@ class _Extractor:
             token = tokens[index]
             if token.type == "heading_open":
                 self._heading(token, tokens[index + 1])
+                self.fence_lead = None
                 skip_level = None
                 skip_next_block = False
                 index += 3
@@ -536,6 +542,10 @@ class _Extractor:
                     skip_level = token.level
                 index += 1
                 continue
+            if token.type == "fence" and not in_table and not self._in_example_section():
+                self._fence(token)
+            if token.nesting != -1:
+                self.fence_lead = None  # any block but a close stands between lead and fence
             if token.type == "table_open" and not self._in_example_section():
                 self._table(tokens, index)
             if token.type == "inline" and not in_table and not self._in_example_section():
@@ -544,6 +554,9 @@ class _Extractor:
                     skip_next_block = True
             index += 1
         self.skip_next_block = skip_next_block
+        if self.fence_lead is not None:  # the next chunk counts its lines from 0
+            level, sentence, line = self.fence_lead
+            self.fence_lead = (level, sentence, line - len(self.lines))
         return self.out
 
     def _check_time(self) -> None:
@@ -662,6 +675,42 @@ class _Extractor:
         scope = scope_for(self.path, heading, clause, None)
         return scope if covers_whole_repo(scope_hint) else scope.with_hint(scope_hint)
 
+    def _fence(self, token: Token) -> None:
+        """Add the commands of a shell fence that directly follows its lead (an instruction
+        ending with a colon, at the same block level) as one instruction that prefers the
+        tools they name (:mod:`pi_lsp.lint.fences`)."""
+        lead = self.fence_lead
+        if lead is None or token.map is None or not is_shell_fence(token.info):
+            return
+        level, sentence, lead_line = lead
+        if level != token.level:
+            return
+        choices = tuple(fence_choices(token.content))
+        if not choices:
+            return
+        text = token.content.rstrip("\n")
+        last = token.map[0] + 1 + text.count("\n")
+        if last >= len(self.lines):
+            return
+        normalized = _normalize(text)
+        heading = tuple(title for _, title in self.headings)
+        self.out.append(
+            Instruction(
+                path=self.path,
+                # the commands are the lead's: the range runs from its line to the fence's end
+                where=SourceRange(self.path, lead_line, 0, last, len(self.lines[last])),
+                text=text,
+                normalized=normalized,
+                action=_action(normalized),
+                polarity="neutral",
+                directive=True,
+                choices=choices,
+                heading=heading,
+                override=self.section_override,
+                scope=scope_for(self.path, heading, sentence, None),
+            )
+        )
+
     def _inline(self, token: Token) -> bool:
         """Add the sentences of one inline token; True when it introduces an example."""
         if token.map is None:
@@ -673,9 +722,16 @@ class _Extractor:
         readable, masked = _blank_asides(plain)
         section_override = self.section_override
         self.block_override = False
+        last: tuple[int, int] | None = None
         for begin, end in _sentences(plain.text):
             self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
+            last = (begin, end)
+        if last is not None and leads_commands(masked[last[0] : last[1]]):
+            lead = readable[last[0] : last[1]]
+            if opening_scope(lead, os.path.dirname(self.path)) is None:
+                line, _ = locator.position(plain.origin[last[0]])
+                self.fence_lead = (token.level - 1, lead, line)
         if token.level > 1:  # an override inside a list item covers that item only
             self.section_override = section_override
         return False

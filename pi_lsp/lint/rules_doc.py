@@ -61,7 +61,10 @@ Python and vitest for TypeScript). Kinds:
   for another subject is another role;
 - *floor*: a version floor of one runtime; two different floors conflict.
 
-A *command* implies the value it runs (`./gradlew` is Gradle). Names that are also ordinary
+A *command* implies the value it runs (`./gradlew` is Gradle), and so do the *files* and
+folders its tool owns (`.github/workflows/` is GitHub Actions, `fly.toml` Fly.io), in a
+sentence that chooses; the commands of a shell fence that an instruction ending with a colon
+introduces ("Install it with:") are that instruction's. Names that are also ordinary
 words (black, click, express) count only in code, after a verb that picks a tool ("use",
 "with", "via" …) or after a label naming the role. The catalogue is
 `pi_lsp/lint/catalogue.toml`; add roles, or values of a role, under `lint.catalogue` in Pi's
@@ -84,7 +87,7 @@ def _cell(text: str) -> str:
 def catalogue_section(catalogue: Catalogue | None = None) -> str:
     """The catalogue as Markdown: one row per role."""
     catalogue = catalogue or load_catalogue()
-    rows = ["| role | kind | applies | values | commands |", "|---|---|---|---|---|"]
+    rows = ["| role | kind | applies | values | commands, files |", "|---|---|---|---|---|"]
     for role in catalogue.roles:
         if role.subjects:
             values = f"a number ({role.unit}) for: " + ", ".join(role.subjects)
@@ -97,7 +100,9 @@ def catalogue_section(catalogue: Catalogue | None = None) -> str:
                 for group, names in groups.items()
             )
         commands = ", ".join(
-            f"`{command}` → {value.name}" for value in role.values for command in value.commands
+            f"`{command}` → {value.name}"
+            for value in role.values
+            for command in (*value.commands, *value.files)
         )
         rows.append(
             f"| {role.label} (`{role.name}`) | {role.kind} | {_cell(role.applies)} | "

@@ -358,6 +358,9 @@ class Vocabulary:
         self.dimensions: tuple[Dimension, ...] = ()
         self._aliases: dict[str, list[_Alias]] = {}
         self._triggers: dict[str, list[_Spec]] = {}
+        #: files and folders that imply a value, by their first word ("github" for
+        #: ".github/workflows/"), see :func:`_match_file`
+        self._files: dict[str, list[tuple[str, _Spec]]] = {}
         self.patterns: tuple[re.Pattern[str], ...] = ()
         dimensions: list[Dimension] = []
         patterns: list[re.Pattern[str]] = []
@@ -378,6 +381,10 @@ class Vocabulary:
                     continue
                 for trigger in value.triggers:
                     self._trigger(trigger, spec)
+                for path in value.files:
+                    first = _WORD.search(path)
+                    if first is not None:
+                        self._files.setdefault(first.group(0), []).append((path, spec))
                 names = {a.split()[0] for a in (*value.aliases, *value.strict_aliases)}
                 for text, strict, command in (
                     *((a, value.strict, False) for a in value.aliases),
@@ -390,7 +397,7 @@ class Vocabulary:
                         self._aliases.setdefault(alias.words[alias.anchor], []).append(alias)
         self.dimensions = tuple(dimensions)
         self.patterns = tuple(patterns)
-        self._keys = frozenset(self._aliases) | frozenset(self._triggers)
+        self._keys = frozenset(self._aliases) | frozenset(self._triggers) | frozenset(self._files)
         self.by_name = {d.name: d for d in self.dimensions}
 
     def _trigger(self, word: str, spec: _Spec) -> None:
@@ -475,9 +482,16 @@ class Vocabulary:
             return clause_checks[key] is want
 
         triggered: dict[int, _Spec] = {}
-        for index, (_, _, word) in enumerate(tokens):
+        for index, (begin, _, word) in enumerate(tokens):
             for spec in self._triggers.get(word, ()):
                 triggered.setdefault(id(spec), spec)
+            for path, spec in self._files.get(word, ()):
+                span = _match_file(path, begin, low, masked)
+                if span is None or not (holds(spec.context, True) and holds(spec.unless, False)):
+                    continue
+                found.append(
+                    Found(spec.dimension, spec.name, span[0], span[1], spec.group, True, True)
+                )
             for alias in self._aliases.get(word, ()):
                 span = self._match_alias(alias, tokens, index, low, masked)
                 if span is None:
@@ -584,6 +598,47 @@ class Vocabulary:
         if alias.strict and not _strict_ok(alias, tokens, base, start, low, masked):
             return None
         return start, end
+
+
+#: the characters of a path in prose or code ("chart/Chart.yaml", "~/.config/x")
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_./-@~*<>{}")
+#: a word right before a path outside inline code that makes it the place worked in
+#: how far a path is followed either side of a file entry (a path repeating the entry costs
+#: each occurrence this much at most, not the whole path)
+_PATH_REACH = 160
+_FILE_LEAD = frozenset({"in", "into", "to", "under", "inside", "with", "via", "using", "by"})
+
+
+def _match_file(path: str, word_start: int, low: str, masked: str) -> tuple[int, int] | None:
+    """Where file or folder entry ``path`` occurs as a part of a path at the word starting at
+    ``word_start``: a file name as the path's last part (``chart/Chart.yaml``), a folder
+    (ending in "/") anywhere in it; the span covers the whole path. Outside inline code the
+    path must follow a preposition ("add a job in .github/workflows/ci.yml")."""
+    first = _WORD.search(path)
+    if first is None:
+        return None
+    start = word_start - first.start()
+    end = start + len(path)
+    if start < 0 or low[start:end] != path:
+        return None
+    if start > 0 and low[start - 1] in _PATH_CHARS and low[start - 1] != "/":
+        return None  # "myfly.toml", "x.github/…": another name
+    closing = low[end : end + 1] == "." and not low[end + 1 : end + 2].isalnum()
+    if not path.endswith("/") and low[end : end + 1] in _PATH_CHARS and not closing:
+        return None  # "fly.toml.bak", "Podfile.lock": another file
+    begin = start
+    while begin > max(0, start - _PATH_REACH) and low[begin - 1] in _PATH_CHARS:
+        begin -= 1
+    finish = end
+    while finish < min(len(low), end + _PATH_REACH) and low[finish] in _PATH_CHARS:
+        finish += 1
+    while finish > end and low[finish - 1] in ".,;:":
+        finish -= 1
+    if masked[begin : begin + 1] != CODE_MASK:
+        before = low[:begin].split()
+        if not before or before[-1].strip("`*_\"'(") not in _FILE_LEAD:
+            return None
+    return begin, finish
 
 
 def _strict_ok(

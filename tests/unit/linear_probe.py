@@ -389,6 +389,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     could put it: a frontmatter value, a template body, a settings file, a path, a rule file."""
     from pi_lsp.js.json_document import parse_json_document
     from pi_lsp.lint.blocks import split_blocks
+    from pi_lsp.lint.fences import fence_choices, leads_commands
     from pi_lsp.lint.instructions import BlockMemo, extract_instructions
     from pi_lsp.lint.judge import parse_verdicts
     from pi_lsp.lint.judge_candidates import Candidate
@@ -456,6 +457,11 @@ def function_registry() -> dict[str, Callable[[str], object]]:
             text, CODE_MASK * len(text)
         ),
         "chunks of a context file": split_blocks,
+        "commands of a shell fence": fence_choices,
+        "lead of a shell fence": leads_commands,
+        "a shell fence after its lead": lambda text: extract_instructions(
+            "/x/AGENTS.md", f"Install it with:\n\n```sh\n{text}\n```\n"
+        ),
         "instructions of a context file read again after an edit": read_after_edit,
         "glob matching a long path": match_globs,
         "ignore rules matching a long path": lambda text: ignore.match(
