@@ -13,22 +13,11 @@ from pi_lsp.lint.choices import read_choices
 from pi_lsp.lint.conflicts import find_conflicts
 from pi_lsp.lint.fences import command_lines, fence_choices, leads_commands
 from pi_lsp.lint.instructions import extract_instructions
-from pi_lsp.lint.vocabulary import CODE_MASK
-
-
-def _masked(text: str) -> tuple[str, str]:
-    plain, masked, inside = [], [], False
-    for char in text:
-        if char == "`":
-            inside = not inside
-            continue
-        plain.append(char)
-        masked.append(CODE_MASK if inside else char)
-    return "".join(plain), "".join(masked)
+from tests.clauses import masked_clause
 
 
 def picks(text: str) -> set[tuple[str, str, str]]:
-    return {(c.dimension, c.value, c.stance) for c in read_choices(*_masked(text))}
+    return {(c.dimension, c.value, c.stance) for c in read_choices(*masked_clause(text))}
 
 
 def chosen(text: str) -> set[tuple[str, str]]:

@@ -9,23 +9,12 @@ import time
 from pi_lsp.lint.catalogue import load_catalogue, merge, parse_roles
 from pi_lsp.lint.choices import Choice, contradicts, read_choices
 from pi_lsp.lint.conflicts import find_conflicts
-from pi_lsp.lint.vocabulary import CODE_MASK, Vocabulary, current, numeric_value, using
-
-
-def _masked(text: str) -> tuple[str, str]:
-    """``text`` with backticks removed, and the same with inline code masked."""
-    plain, masked, inside = [], [], False
-    for char in text:
-        if char == "`":
-            inside = not inside
-            continue
-        plain.append(char)
-        masked.append(CODE_MASK if inside else char)
-    return "".join(plain), "".join(masked)
+from pi_lsp.lint.vocabulary import Vocabulary, current, numeric_value, using
+from tests.clauses import masked_clause
 
 
 def choices(text: str) -> list[Choice]:
-    return read_choices(*_masked(text))
+    return read_choices(*masked_clause(text))
 
 
 def picks(text: str) -> set[tuple[str, str, str]]:
