@@ -146,7 +146,7 @@ _CONDITION_BEFORE = re.compile(
 #: a noun right after a version that the version only describes ("Python >=3.12 style",
 #: "1.8 features", "Java 21 syntax")
 _DESCRIBED_AFTER = re.compile(
-    r"[*_`\"'\x1a]{0,3}\s++(?:style|syntax|features?|idioms?|semantics|typing|apis?|"
+    r"(?<!\s)[*_`\"'\x1a]{0,3}\s++(?:style|syntax|features?|idioms?|semantics|typing|apis?|"
     r"behaviou?r|builds?|images?|runners?|releases?|branch(?:es)?|docs|documentation|"
     r"changelog|notes|compat(?:ibility)?|support|users?|wheels?|binaries|types?|stubs?)\b",
     re.IGNORECASE,

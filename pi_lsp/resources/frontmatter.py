@@ -163,7 +163,7 @@ def _file_span(position: KeyPosition, line_offset: int, column_offset: int) -> F
 
 # --- the line scanner for simple frontmatter ----------------------------------------------------
 
-_KEY_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*+):(?:[ \t]++(.*))?")
+_KEY_VALUE = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z_][A-Za-z0-9_-]*+):(?:[ \t]++(.*))?")
 #: keys the core schema would turn into something else than the same string
 _SPECIAL_KEYS = frozenset(
     {"null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"}
@@ -173,7 +173,7 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # Each repetition below starts on a character the one before cannot match and never gives back
 # what it took (possessive), so a line without its closing quote fails in one pass instead of
 # trying every way to split the text between the two branches (2^n for n characters).
-_DOUBLE_QUOTED = re.compile(r'"([^"\\]*+(?:\\.[^"\\]*+)*+)"')
+_DOUBLE_QUOTED = re.compile(r'(?<!\\)"([^"\\]*+(?:\\.[^"\\]*+)*+)"')
 _SINGLE_QUOTED = re.compile(r"'([^']*+(?:''[^']*+)*+)'")
 _AFTER_SCALAR = re.compile(r"[ \t]*+|[ \t]++#.*")
 _ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
