@@ -7,26 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.lint.choices import CODE_MASK, read_choices
+from pi_lsp.lint.choices import read_choices
 from pi_lsp.lint.conflicts import find_conflicts
-
-
-def _masked(text: str) -> tuple[str, str]:
-    """The plain text of a sentence with `code` and the same text with the code masked."""
-    plain: list[str] = []
-    masked: list[str] = []
-    code = False
-    for char in text:
-        if char == "`":
-            code = not code
-            continue
-        plain.append(char)
-        masked.append(CODE_MASK if code else char)
-    return "".join(plain), "".join(masked)
+from tests.clauses import masked_clause
 
 
 def _read(sentence: str) -> set[tuple[str, str, str]]:
-    clause, masked = _masked(sentence)
+    clause, masked = masked_clause(sentence)
     return {(c.dimension, c.value, c.stance) for c in read_choices(clause, masked)}
 
 
