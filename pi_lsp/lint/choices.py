@@ -95,14 +95,26 @@ _TOOL_VERBS = (
     r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
     r"bootstrap|scaffold|pull|version|release|ship)\b"
 )
-_TOOL_DIRECTIVE = re.compile(_LEAD + _TOOL_VERBS, re.IGNORECASE)
+#: the verbs of a how-to step ("Bring the stack up with `docker compose up -d`", "Seed the
+#: database using `bin/rails db:seed`"): a work verb too, and the verbs of a fence's lead
+#: (:mod:`.fences`)
+HOW_TO_VERBS = (
+    r"(?:install|run|build|start|test|deploy|render|set\s++up|bootstrap|launch|use|execute|"
+    r"serve|preview|lint|format|generate|seed|migrate|bring|spin|compile|check|release|"
+    r"publish|package|provision|upgrade|update|invoke|call|type-?check|apply|sync|"
+    r"create|initiali[sz]e|regenerate|verify|reproduce|work)\b"
+)
+_TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGNORECASE)
 #: what comes right before a value that a work verb chooses: "with", "via", "through",
-#: "using", "from", "in", "into" (an article and a mark may stand between)
+#: "using", "from", "in", "into" (an article, the owner of the value and a mark may stand
+#: between: "with the standard library's `log/slog`", "through Go's `net/http`")
 _TOOL_PREPOSITION = re.compile(
     r"\b(?:with|via|through|using|from|in|into|on|onto|by)\s++(?:the\s++|an?\s++)?"
-    r"[`*_\"'\x1a]{0,2}$",
+    r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
+#: how far before a value its preposition is looked for
+_PREPOSITION_REACH = 48
 #: a value that names where to read about something, not what to use ("in the pnpm docs")
 _DOCUMENT_AFTER = re.compile(
     r"[\s`*_\"'\x1a]{0,3}(?:docs?|documentation|guides?|manual|readme|website|site|blog|"
@@ -578,6 +590,8 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
     if _HEDGE_ANYWHERE.search(masked):
         return []
     label = _LABEL.match(clause)
+    if label is not None and _head_is_rule(clause, masked, label, folder):
+        label = None
     directive = _imperative(masked)
     body_start = label.start(2) if label else 0
     if label and not directive:
@@ -588,6 +602,10 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
     by_preposition = False
     if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
         directive = by_preposition = True
+    if not directive:
+        entry = _command_entry(clause, masked, hits)
+        if entry:
+            directive, hits, label = True, entry, None
     if not directive:
         named = _value_is_role(masked, body_start, hits)
         if named:
@@ -658,6 +676,53 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
         answered = {(c.dimension, c.value) for c in answers}
         choices = [c for c in choices if (c.dimension, c.value) not in answered] + answers
     return _drop_ambiguous(choices)
+
+
+#: what may follow the command that opens a command entry: nothing, a dash or a colon and
+#: what the command does, or what it is for ("`./mvnw verify` — compiles and runs the tests",
+#: "`pnpm test` for unit tests", "`make lint` before pushing")
+_ENTRY_REST = re.compile(
+    r"[\s.!]*+$|\s*+(?:[:\u2014\u2013]|--?)\s|\s++(?:for|to|before|after|on|in|from)\s", re.I
+)
+
+
+def _command_entry(clause: str, masked: str, hits: list[_Hit]) -> list[_Hit]:
+    """The tools a command entry names: a clause that opens with a code span holding a
+    command (a step "1. `./mvnw -pl payments verify` — compiles, runs the tests", a list of
+    commands "`pnpm test` for unit tests") chooses the tools at the command's head (as
+    :func:`_stance` reads them); one whose explanation negates, hedges or narrates chooses
+    nothing ("`npm install` — don't, use pnpm"), and nor does a value elsewhere in it."""
+    start = len(masked) - len(masked.lstrip(" \t*_>-+([\"'"))
+    code = _code_span(masked, start)
+    if code is None or not _ENTRY_REST.match(masked, code[1]):
+        return []
+    rest = masked[code[1] :]
+    if (
+        conventions.NEGATION.search(rest)
+        or _HEDGE.search(rest)
+        or _HEDGE_ANYWHERE.search(rest)
+        or _NARRATIVE.search(rest)
+    ):
+        return []
+    return [
+        hit
+        for hit in hits
+        if code[0] <= hit.start < code[1] and _COMMAND_PREFIX.match(clause[code[0] : hit.start])
+    ]
+
+
+def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -> bool:
+    """Whether what stands before a ``Label: value`` line's colon or dash is a rule of its
+    own that names a value ("Tests are Minitest: `bin/rails test` …", "Log via structlog:
+    `log = …`", "Manifests are rendered with Kustomize: each app …"): the colon then opens
+    an elaboration, not a label's value. A head that states a setting by its form alone
+    ("Node 20: …") is still a label."""
+    end = label.end(1)
+    head = _catalogue_choices(clause[:end], masked[:end], folder)
+    if not head:
+        return False
+    settings = {(h.start, h.end) for h in _hits(clause[:end], masked[:end]) if h.claim or h.numeric}
+    return any((c.start, c.end) not in settings for c in head)
 
 
 #: "<value> is our <role>" / "<value> is the <role>" ("Docker is our container runtime",
@@ -741,7 +806,7 @@ def _by_preposition(hit: _Hit, masked: str) -> bool:
     end = code[1] if code is not None else hit.end
     if _DOCUMENT_AFTER.match(masked, end):
         return False
-    return _TOOL_PREPOSITION.search(masked, max(0, start - 24), start) is not None
+    return _TOOL_PREPOSITION.search(masked, max(0, start - _PREPOSITION_REACH), start) is not None
 
 
 #: a verb that moves the work somewhere, and "to" / "on" before the place ("deploy to Fly.io",

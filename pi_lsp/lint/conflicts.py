@@ -391,11 +391,14 @@ class _ChoiceIndex:
 
 def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
     """Each instruction against the earliest earlier one it contradicts, per dimension, among
-    those whose scope overlaps its own."""
+    those whose scope overlaps its own; a file that repeats a contradicting value (a command
+    list after the sentence that chose it) is reported at its first mention only."""
     findings: list[Finding] = []
     with_choices = [p for p in placed if p.instruction.choices]
     index = _ChoiceIndex()
     carved_out = _CarveOuts(placed)
+    #: (later file, earlier instruction, dimension, value) already reported
+    told: set[tuple[int, int, str, str]] = set()
     for position, later in enumerate(with_choices):
         reported: set[str] = set()
         for new in later.instruction.choices:
@@ -408,9 +411,13 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
             if at is not None:
                 earlier = with_choices[at]
                 old = next(c for c in earlier.instruction.choices if contradicts(new, c))
-                findings.append(_choice_finding(later, earlier, new, old))
                 reported.add(new.dimension)
                 paired.add((later.order, earlier.order))
+                key = (later.file_index, earlier.order, new.dimension, new.value)
+                if key in told:
+                    continue
+                told.add(key)
+                findings.append(_choice_finding(later, earlier, new, old))
         index.add(position, later.instruction.choices, later.instruction)
     return findings
 

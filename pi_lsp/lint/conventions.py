@@ -112,7 +112,7 @@ _REJECTED = re.compile(
     re.IGNORECASE,
 )
 #: a negation anywhere before a value: the value's stance is not read from the shape
-_NEGATION = re.compile(
+NEGATION = re.compile(
     r"\b(?:not|no|never|don['\u2019]?t|do not|doesn['\u2019]?t|avoid|without|instead|rather|"
     r"nor|neither|exempt|stop)\b",
     re.IGNORECASE,
@@ -189,7 +189,7 @@ def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) 
             stance = "reject"
             if re.search(r"\b(?:instead|but|rather)\b|;", before, re.IGNORECASE):
                 continue
-        elif _NEGATION.search(masked, window, hit.start):
+        elif NEGATION.search(masked, window, hit.start):
             continue
         else:
             stance = "prefer"
@@ -268,7 +268,7 @@ def _config_settings(clause: str, masked: str, found: Sequence[vocabulary.Found]
             continue  # "the upstream template ships `strict: false`"
         if _REJECTED.search(before) or _REMOVED.search(before):
             stance: Stance = "reject"
-        elif _NEGATION.search(masked, _segment_start(masked, begin), begin):
+        elif NEGATION.search(masked, _segment_start(masked, begin), begin):
             continue
         else:
             stance = "prefer"
@@ -483,7 +483,7 @@ def _reply_language(clause: str, masked: str) -> list[Stated]:
         name = (found.group(1) or found.group(2) or "").lower()
         return [_value("response-language", _RUSSIAN_NAMES[name], "prefer", *found.span())]
     found = _LANGUAGE_FOR_REPLIES.search(masked)
-    if found is not None and not _NEGATION.search(masked, 0, found.start()):
+    if found is not None and not NEGATION.search(masked, 0, found.start()):
         name = found.group(1).capitalize()
         return [_value("response-language", name, "prefer", *found.span(1))]
     for code, (verbs, named, subordinate) in _LANGUAGE_RULES.items():
@@ -575,7 +575,7 @@ def _spelling_examples(clause: str, masked: str) -> list[Stated]:
         return []
     value = "British English" if british else "American English"
     hits = listed
-    if _NEGATION.search(masked, 0, hits[0].start()):
+    if NEGATION.search(masked, 0, hits[0].start()):
         return []
     return [_value("documentation-spelling", value, "prefer", hits[0].start(), hits[-1].end())]
 
@@ -636,7 +636,7 @@ def _branch_pattern(clause: str, masked: str) -> list[Stated]:
     before = masked[max(0, start - 80) : start]
     if _REJECTED.search(before) or _NEGATED_START.match(masked):
         return [_value("branch-naming", value, "reject", start, end)]
-    if _NEGATION.search(masked, max(0, start - _WINDOW), start):
+    if NEGATION.search(masked, max(0, start - _WINDOW), start):
         return []
     return [_value("branch-naming", value, "prefer", start, end)]
 
@@ -681,7 +681,7 @@ def _reply_headings(clause: str, masked: str) -> list[Stated]:
         return []
     for run in re.finditer(r"\x1a++", masked):
         if _HEADING_CODE.match(clause, run.start(), run.end()):
-            if _NEGATION.search(masked, 0, run.start()):
+            if NEGATION.search(masked, 0, run.start()):
                 return []
             return [_value("response-format", "Markdown headings", "prefer", *run.span())]
     return []

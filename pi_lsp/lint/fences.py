@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from pi_lsp.lint import vocabulary
-from pi_lsp.lint.choices import CODE_MASK, Choice
+from pi_lsp.lint.choices import CODE_MASK, HOW_TO_VERBS, Choice
 
 #: the info words of a fence that holds shell commands ("" : no info string)
 _SHELL_INFO = frozenset(
@@ -53,11 +53,7 @@ _SHELL_INFO = frozenset(
 #: the verbs of a how-to lead: "Install once at the root with:", "Render and install it with:"
 _LEAD_VERB = re.compile(
     r"^\W*+(?:to\s++[^,:]{1,60},\s*+)?(?:from\s++[^,:]{1,40},\s*+)?"
-    r"(?:(?:please|first|then|always|just|now|also|and)\b,?\s*+)*"
-    r"(?:install|run|build|start|test|deploy|render|set\s++up|bootstrap|launch|use|execute|"
-    r"serve|preview|lint|format|generate|seed|migrate|bring|spin|compile|check|release|"
-    r"publish|package|provision|upgrade|update|invoke|call|type-?check|apply|sync|"
-    r"create|initiali[sz]e|regenerate|verify|reproduce|work)\b",
+    r"(?:(?:please|first|then|always|just|now|also|and)\b,?\s*+)*" + HOW_TO_VERBS,
     re.IGNORECASE,
 )
 #: a lead that ends on the way the commands do the work: "… with:", "… using:", "… via:"

@@ -364,19 +364,28 @@ def _sentences(plain: str) -> list[tuple[int, int]]:
 
 #: a short label before a dash: "Formatter — Ruff" is one labelled value, not two clauses
 _DASH_LABEL = re.compile(r"^\W*+[A-Za-z][\w./-]*+(?:\s[\w./-]++){0,3}$")
+#: a command alone before a dash: "`./mvnw verify` — compiles and runs the tests" is one
+#: entry, the command and what it does
+_DASH_COMMAND = re.compile(r"^[^\w\x1a]*+\x1a++\s*+$")
 
 
 def _clauses(text: str, masked: str = "") -> list[tuple[int, int]]:
     """Split a sentence at semicolons and dashes that join independent clauses; a dash after
-    a short label without code ("Formatter — Ruff") is a label's, not a clause break."""
+    a short label without code ("Formatter — Ruff") or after a command alone ("`make test` —
+    runs the suite") is a label's, not a clause break."""
     spans: list[tuple[int, int]] = []
     start = 0
     for match in re.finditer(r";\s+|\s[—–]\s|\s--\s", text):
         if (
             start == 0
             and match.group(0).strip() != ";"
-            and _DASH_LABEL.match(text, 0, match.start())
-            and CODE_MASK not in masked[: match.start()]
+            and (
+                (
+                    _DASH_LABEL.match(text, 0, match.start())
+                    and CODE_MASK not in masked[: match.start()]
+                )
+                or _DASH_COMMAND.match(masked, 0, match.start())
+            )
         ):
             continue
         spans.append((start, match.start()))
