@@ -388,6 +388,49 @@ def _case_for_subject(body: str, hits: list[_Hit], offset: int) -> bool:
     return _FOR_SUBJECT.match(body, first.end - offset) is not None
 
 
+#: after "<value> <role>" in a rule without a verb: where it holds, and nothing else
+#: ("Two-space indentation in Swift files here", "Prettier formatting across the repo")
+_ROLE_TAIL = re.compile(
+    r"(?:\s++(?:in|for|across|throughout|on|under|inside|within)\s++[^.;:!?]*+|"
+    r"\s++(?:everywhere|here|only|always|throughout))?[\s.!]*+$",
+    re.IGNORECASE,
+)
+#: a word that makes the tail a clause of its own, not a place ("… in files that need it")
+_TAIL_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|does|do|did|will|would|can|could|may|might|"
+    r"must|should|that|which|who|where|when|if|unless)\b",
+    re.IGNORECASE,
+)
+#: the noun of a role right after a value: one or two words
+_ROLE_NOUN = re.compile(r"[\s`*_\x1a]*+([A-Za-z][\w-]*+(?:\s++[A-Za-z][\w-]*+)?)")
+
+
+def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The value of a rule without a verb that names a value and then its role, and at most
+    where it holds: "Two-space indentation in Swift files here", "Tab indentation in
+    Makefiles", "Prettier formatting for all TypeScript". A tail that goes on as a clause
+    ("… indentation is wrong here", "… in files that need it") or negates is no such rule."""
+    first = next((h for h in hits if h.start >= start), None)
+    if first is None or re.match(r"[\W_]*+$", masked[start : first.start]) is None:
+        return []
+    noun = _ROLE_NOUN.match(masked, first.end)
+    if noun is None:
+        return []
+    words = noun.group(1).split()
+    for size in range(1, len(words) + 1):
+        phrase = " ".join(words[:size])
+        if not first.dimension.label_pattern.search(phrase.lower()):
+            continue
+        tail_start = noun.start(1) + len(phrase)
+        tail = masked[tail_start:]
+        if _ROLE_TAIL.match(tail) is None:
+            continue
+        if _TAIL_VERB.search(tail) or conventions.NEGATION.search(tail) or _NARRATIVE.search(tail):
+            return []
+        return [first]
+    return []
+
+
 #: the nouns a naming case is stated for, and the role each one names ("" for a subject no
 #: role covers: classes, types, components, tables …, whose case is left unread)
 _NAMING_SUBJECT = re.compile(
@@ -582,7 +625,7 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
     is in: a subject naming it is no partial subject.
     """
     masked = clause if masked is None else masked
-    hits = _hits(clause, masked)
+    hits = _hits(clause, masked) or _value_named_before_role(clause, masked)
     if not hits or _SCOPED.match(masked) or masked.rstrip().endswith("?"):
         return []
     if _PLACE_REFERRED.search(masked):
@@ -625,6 +668,10 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
                 value_by = after_verb
     if not directive:
         directive = _case_for_subject(masked[body_start:], hits, body_start)
+    if not directive:
+        named = _value_before_role(masked, body_start, hits)
+        if named:
+            directive, hits = True, named
     prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = _NEGATED_START.match(neutral) is not None
@@ -728,7 +775,7 @@ def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -
 #: "<value> is our <role>" / "<value> is the <role>" ("Docker is our container runtime",
 #: "Redis is the cache"): the value comes first, the words after the article name its role
 _VALUE_IS_ROLE = re.compile(
-    r"\W*+(?:[\w`'\u2019@./+\x1a-]++\s++){1,3}?(?:is|are)\s++(?:our|the)\s++"
+    r"[^\w\x1a]*+(?:[\w`'\u2019@./+\x1a-]++\s++){1,3}?(?:is|are)\s++(?:our|the)\s++"
     r"(?P<role>[\w-]++(?:\s++[\w-]++){0,3})",
     re.IGNORECASE,
 )
@@ -748,6 +795,31 @@ def _value_is_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
         for hit in hits
         if hit.end <= verb and any(hit.dimension.label_pattern.search(p) for p in phrases)
     ]
+
+
+#: the name before "is the <role>", without its marks
+_NAMED_SUBJECT = re.compile(r"[^\w]*+([\w.-]++)[`*_\"']*+\s++(?:is|are)\s")
+
+
+def _value_named_before_role(clause: str, masked: str) -> list[_Hit]:
+    """A value named by its bare name before "is the <role>" ("`main` is the base branch for
+    all pull requests"), where the catalogue finds it only with words around it ("against
+    main"): the role named after the verb says which value the name is."""
+    match = _VALUE_IS_ROLE.match(masked)
+    if match is None:
+        return []
+    subject = _NAMED_SUBJECT.match(clause, 0, match.start("role"))
+    if subject is None or not subject.group(1):
+        return []
+    name = subject.group(1).lower()
+    words = match.group("role").lower().split()
+    phrases = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+    for dimension in vocabulary.current().dimensions:
+        value = next((v for v in dimension.values if v.name.lower() == name), None)
+        if value is not None and any(dimension.label_pattern.search(p) for p in phrases):
+            start, end = subject.span(1)
+            return [_Hit(dimension, value.name, start, end, value.group)]
+    return []
 
 
 def _names_a_role(subject: str, hits: list[_Hit]) -> bool:
