@@ -122,6 +122,19 @@ _DOCUMENT_AFTER = re.compile(
     r"repository|forums?|discord|slack|community|account|team)\b",
     re.IGNORECASE,
 )
+#: what opens a clause about a role right after its noun ("the formatter our dependency
+#: uses", "the linter that upstream runs"): a relative pronoun, or a subject of its own
+_CONTACT_OPENING = (
+    r"(?:that|which|who|whom|whose|our|their|its|his|her|the|a|an|this|these|those|they|he|"
+    r"she|it|some|upstream|[\w-]++['\u2019]s)\b"
+)
+#: a clause about the role whose subject is the project itself ("the linter we use")
+_PROJECT_OPENING = (
+    r"(?:we|you|(?:this|the|our)\s++(?:repo|repository|project|package|codebase|monorepo|"
+    r"workspace|team))\b"
+)
+_CONTACT_CLAUSE = re.compile(_CONTACT_OPENING, re.IGNORECASE)
+_PROJECT_CLAUSE = re.compile(_PROJECT_OPENING, re.IGNORECASE)
 _MODAL_DIRECTIVE = re.compile(
     r"\b(?:must|should|always|need to|have to|has to|required to|make sure to|be sure to)\s+"
     r"(?:only\s+|always\s+)?(?:be\s+)?(?:use|run|written|formatted|indented|managed|installed|"
@@ -129,6 +142,7 @@ _MODAL_DIRECTIVE = re.compile(
     r"|\b(?:we|this (?:repo(?:sitory)?|project|package|codebase|monorepo|workspace)) "
     r"(?:use|uses|prefer|prefers|standardi[sz]e on|standardi[sz]es on)\b"
     r"|\bis (?:our|the) (?:package manager|test runner|formatter)\b"
+    rf"(?!\s++(?!{_PROJECT_OPENING}){_CONTACT_OPENING})"
     r"|\b(?:is|are) (?:not allowed|forbidden|banned)\b"
     r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b",
     re.IGNORECASE,
@@ -787,14 +801,25 @@ def _value_is_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     match = _VALUE_IS_ROLE.match(masked, start)
     if match is None:
         return []
-    words = match.group("role").lower().split()
-    phrases = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
     verb = match.start("role")
     return [
         hit
         for hit in hits
-        if hit.end <= verb and any(hit.dimension.label_pattern.search(p) for p in phrases)
+        if hit.end <= verb and _role_named(hit.dimension, match.group("role"), masked, match.end())
     ]
+
+
+def _role_named(dimension: Dimension, role: str, masked: str, end: int) -> bool:
+    """Whether the words after "<value> is the" (``role``, then the clause from ``end``) name
+    ``dimension``'s role for the project: the shortest run of them that names the role, not
+    followed by a clause with a subject of its own ("Black is the formatter our dependency
+    uses" says what another project uses)."""
+    words = role.split()
+    for n in range(1, len(words) + 1):
+        if dimension.label_pattern.search(" ".join(words[:n]).lower()):
+            tail = " ".join(words[n:]) if n < len(words) else masked[end:].lstrip()
+            return _CONTACT_CLAUSE.match(tail) is None or _PROJECT_CLAUSE.match(tail) is not None
+    return False
 
 
 #: the name before "is the <role>", without its marks
@@ -812,11 +837,9 @@ def _value_named_before_role(clause: str, masked: str) -> list[_Hit]:
     if subject is None or not subject.group(1):
         return []
     name = subject.group(1).lower()
-    words = match.group("role").lower().split()
-    phrases = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
     for dimension in vocabulary.current().dimensions:
         value = next((v for v in dimension.values if v.name.lower() == name), None)
-        if value is not None and any(dimension.label_pattern.search(p) for p in phrases):
+        if value is not None and _role_named(dimension, match.group("role"), masked, match.end()):
             start, end = subject.span(1)
             return [_Hit(dimension, value.name, start, end, value.group)]
     return []

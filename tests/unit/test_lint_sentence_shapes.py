@@ -1,0 +1,256 @@
+"""Values a sentence's shape used to hide from the reader: a rule before a colon (not a
+label), a how-to step whose command names the tool, a command entry ("`cmd` — what it
+does"), the owner of a value between the preposition and the value, a verbless
+"<value> <role> (in <place>)" rule, a bare name before "is the <role>"; and the hard
+negatives each shape must leave silent. The sentences are made up for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.lint.choices import read_choices
+from pi_lsp.lint.conflicts import find_conflicts
+from tests.clauses import masked_clause
+
+
+def picks(text: str) -> set[tuple[str, str, str]]:
+    plain, masked = masked_clause(text)
+    return {(c.dimension, c.value, c.stance) for c in read_choices(plain, masked)}
+
+
+def conflicts(root: str, nested: str) -> list[str]:
+    """The conflict findings of a root file and a nested one, as "rule: line"."""
+    chain = [("AGENTS.md", root), ("pkg/AGENTS.md", nested)]
+    return [
+        f"{f.rule}: {f.where.start_line}"
+        for f in find_conflicts(chain)
+        if f.rule.startswith("conflicting-instructions")
+    ]
+
+
+# --- a rule before a colon is no label ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Unit tests are Vitest: `pnpm vitest run` from this folder.", ("test-runner", "vitest")),
+        ("Local services are run with Podman: one per service.", ("container-runtime", "Podman")),
+        ("Log through winston: `const log = createLogger()`.", ("logging-library", "winston")),
+        ("Our bundler is Rollup: see `rollup.config.mjs`.", ("bundler", "Rollup")),
+    ],
+)
+def test_a_rule_before_a_colon_chooses_its_value(text: str, expected: tuple[str, str]) -> None:
+    assert (*expected, "prefer") in picks(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Package manager: pnpm", ("package-manager", "pnpm")),
+        ("Formatter — Prettier, with the repo's config.", ("formatter", "prettier")),
+    ],
+)
+def test_a_label_without_a_verb_stays_a_label(text: str, expected: tuple[str, str]) -> None:
+    assert (*expected, "prefer") in picks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Some packages are tested with Jest: the older ones.",
+        "Tests were Jest: we moved on last year.",
+        "Specs could be Vitest: nobody decided yet.",
+    ],
+)
+def test_a_head_that_is_no_rule_chooses_nothing(text: str) -> None:
+    assert picks(text) == set()
+
+
+def test_a_rule_before_a_colon_contradicts_the_root() -> None:
+    root = "# Repo\n\n- Tests use Jest.\n"
+    nested = "# Package\n\n- Unit tests are Vitest: `pnpm vitest run` from this folder.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- a how-to step names the tool by its command --------------------------------------------
+
+
+def test_a_how_to_step_chooses_the_tool_its_command_names() -> None:
+    assert ("container-runtime", "Podman", "prefer") in picks(
+        "Spin the services up with `podman run --rm api`."
+    )
+    root = "# Repo\n\nWe use Podman for every local container.\n"
+    nested = "# Setup\n\n1. Bring the database up with `docker run -d postgres:16`.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If you have Docker, bring it up with `docker compose up`.",
+        "Check with the team before adding jest.",
+        "Bring the stack up with the script in `bin/`.",
+    ],
+)
+def test_a_how_to_step_without_a_tool_command_chooses_nothing(text: str) -> None:
+    assert picks(text) == set()
+
+
+# --- a command entry ------------------------------------------------------------------------
+
+
+def test_a_numbered_command_step_contradicts_the_build_tool() -> None:
+    root = "# Repo\n\nThe project builds with Maven.\n"
+    nested = (
+        "# Service\n\n## Before you push\n\n"
+        "1. `./gradlew check` — compiles and runs every test.\n"
+        "2. Update the changelog.\n"
+    )
+    assert conflicts(root, nested) == ["conflicting-instructions: 4"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("`./gradlew check` — compiles and runs every test.", ("jvm-build-tool", "Gradle")),
+        ("`yarn test` for the unit tests", ("package-manager", "yarn")),
+        ("`npm ci`", ("package-manager", "npm")),
+    ],
+)
+def test_a_command_entry_chooses_its_tool(text: str, expected: tuple[str, str]) -> None:
+    assert picks(text) == {(*expected, "prefer")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`npm install` — never, this repo is on pnpm",
+        "`yarn dev` — optional, if you like it",
+        "`yarn start` used to boot the server",
+        "`npm run build` fails on Node 16",
+    ],
+)
+def test_a_command_entry_that_negates_hedges_or_narrates_chooses_nothing(text: str) -> None:
+    assert {v for _, v, s in picks(text) if s == "prefer"} <= {"pnpm"}
+    assert not any(v in ("npm", "yarn") for _, v, _ in picks(text))
+
+
+def test_a_file_that_repeats_the_contradicting_tool_is_reported_once() -> None:
+    root = "# Repo\n\n- Use pnpm for every package.\n"
+    nested = "# App\n\nRun `npm install` first.\n\n## Checks\n\n- `npm run lint`\n- `npm test`\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- the owner of a value after the preposition ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We log with the standard library's `log/slog`.",
+        "Log through Go's `log/slog` everywhere.",
+    ],
+)
+def test_a_value_after_its_owner_is_the_tool(text: str) -> None:
+    assert picks(text) == {("logging-library", "slog", "prefer")}
+
+
+def test_an_owner_before_a_value_contradicts_the_root() -> None:
+    root = "# Repo\n\n- Log through zerolog in every service.\n"
+    nested = "# Ingest\n\nWe log with the standard library's `log/slog` here.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+def test_an_owner_without_a_value_chooses_nothing() -> None:
+    assert picks("Log in with the admin's GitHub account.") == set()
+
+
+# --- a verbless "<value> <role>" rule -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Four-space indentation in Python files.", ("indentation", "4 spaces")),
+        ("Prettier formatting across the repository.", ("formatter", "prettier")),
+        ("Vitest test runner for the web app.", ("test-runner", "vitest")),
+    ],
+)
+def test_a_value_and_its_role_without_a_verb_is_a_rule(
+    text: str, expected: tuple[str, str]
+) -> None:
+    assert (*expected, "prefer") in picks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Four-space indentation is what the old linter wanted.",
+        "Four-space indentation in files that predate the formatter.",
+        "Prettier formatting breaks our Markdown tables.",
+        "Jest tests are slow.",
+    ],
+)
+def test_a_value_and_its_role_in_a_description_chooses_nothing(text: str) -> None:
+    assert picks(text) == set()
+
+
+def test_a_verbless_indentation_rule_contradicts_the_root() -> None:
+    root = "# Repo\n\n- Indent with 2 spaces.\n"
+    nested = "# Tools\n\nFour-space indentation in Python files here.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- "<value> is the <role>" --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("`develop` is the base branch for every PR.", ("pr-base-branch", "develop")),
+        ("`trunk` is our base branch.", ("pr-base-branch", "trunk")),
+        ("Biome is the formatter we use.", ("formatter", "biome")),
+    ],
+)
+def test_a_value_before_its_role_is_chosen(text: str, expected: tuple[str, str]) -> None:
+    assert picks(text) == {(*expected, "prefer")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Black is the formatter our dependency uses.",
+        "Prettier is the formatter that the vendored SDK expects.",
+        "`develop` is the integration branch.",
+        "main is the default.",
+    ],
+)
+def test_a_value_before_another_projects_role_chooses_nothing(text: str) -> None:
+    assert picks(text) == set()
+
+
+def test_a_bare_branch_name_contradicts_the_root_base_branch() -> None:
+    root = "# Repo\n\n- Open pull requests against `main`.\n"
+    nested = "# Docs\n\n`develop` is the base branch for every docs PR.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- alternatives, examples and other languages stay silent ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "# Package\n\nUse a formatter such as Biome or dprint if Prettier is too slow.\n",
+        "# Package\n\n- **Formatter** — `<your formatter>` (fill in when you fork).\n",
+        "# Package\n\n## Examples\n\n- Biome is the formatter for this package.\n",
+        "# Package\n\nWe used to run Biome here.\n",
+        "# Package\n\nBlack is the formatter for the Python scripts in this package.\n",
+    ],
+)
+def test_alternatives_examples_placeholders_and_other_ecosystems_stay_silent(
+    nested: str,
+) -> None:
+    root = "# Repo\n\n- **Formatter** — Prettier (`npx prettier --write .`).\n"
+    assert conflicts(root, nested) == []
