@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.lint import conventions, versions, vocabulary
+from pi_lsp.lint import conventions, cues, versions, vocabulary
 from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
@@ -147,11 +147,6 @@ _MODAL_DIRECTIVE = re.compile(
     r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b",
     re.IGNORECASE,
 )
-_NEGATED_START = re.compile(
-    r"^\W*(?:please\s+|you\s+|we\s+)?(?:don'?t|do not|never|avoid|must not|mustn'?t|should not|"
-    r"shouldn'?t|cannot|can'?t|no longer|stop|no|omit)\b",
-    re.IGNORECASE,
-)
 _LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$", re.S)
 
 # A rejecting cue right before a value ("don't use ", "not ", "instead of ", "avoid ").
@@ -164,13 +159,7 @@ _FILLER = (
     r"adding|the|a|an|any|with|rely on|depend on|to|use of|via|other|tools like|like|"
     r"commands? like|such as))*"
 )
-_REJECT_BEFORE = re.compile(
-    r"\b(?:don'?t|do not|never|avoid|avoiding|must not|mustn'?t|should not|shouldn'?t|not|"
-    r"stop|instead of|rather than|cannot|can'?t|in place of|replacing|replace|forbid|ban)"
-    + _FILLER
-    + _CUE_END,
-    re.IGNORECASE,
-)
+_REJECT_BEFORE = re.compile(r"\b" + cues.REJECTING + _FILLER + _CUE_END, re.IGNORECASE)
 _OVER_BEFORE = re.compile(r"\bover" + _CUE_END, re.IGNORECASE)
 _REJECT_AFTER = re.compile(
     r"^\W{0,2}\s*(?:is|are)\s+(?:not allowed|forbidden|banned|deprecated|not supported|"
@@ -359,7 +348,9 @@ def is_directive(clause: str) -> bool:
 
 def _imperative(clause: str) -> bool:
     return bool(
-        _DIRECTIVE.match(clause) or _MODAL_DIRECTIVE.search(clause) or _NEGATED_START.match(clause)
+        _DIRECTIVE.match(clause)
+        or _MODAL_DIRECTIVE.search(clause)
+        or cues.NEGATED_START.match(clause)
     )
 
 
@@ -439,7 +430,7 @@ def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
         tail = masked[tail_start:]
         if _ROLE_TAIL.match(tail) is None:
             continue
-        if _TAIL_VERB.search(tail) or conventions.NEGATION.search(tail) or _NARRATIVE.search(tail):
+        if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
             return []
         return [first]
     return []
@@ -688,7 +679,7 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
             directive, hits = True, named
     prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
-    negated = _NEGATED_START.match(neutral) is not None
+    negated = cues.NEGATED_START.match(neutral) is not None
     cut = _cut(neutral, hits, negated)
     # a numeric hit, or one that spans the verb, holds its own subject ("the maximum upload
     # size is 10 MB", "the minimum Go version for X is 1.23"): it may start before the verb,
@@ -759,7 +750,7 @@ def _command_entry(clause: str, masked: str, hits: list[_Hit]) -> list[_Hit]:
         return []
     rest = masked[code[1] :]
     if (
-        conventions.NEGATION.search(rest)
+        cues.NEGATION.search(rest)
         or _HEDGE.search(rest)
         or _HEDGE_ANYWHERE.search(rest)
         or _NARRATIVE.search(rest)

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.lint import vocabulary
+from pi_lsp.lint import cues, vocabulary
 
 Stance = Literal["prefer", "reject"]
 
@@ -106,20 +106,11 @@ _OPENING = re.compile(
 )
 #: a cue right before a value that rejects it ("not the past tense", "instead of squashing")
 _REJECTED = re.compile(
-    r"\b(?:not|no|never|avoid|without|instead of|rather than|exempt from|opt out of|"
-    r"turn off|switch off|disable)\s++(?:(?:the|a|an|any|use|using|in|with)\s++){0,2}+"
+    rf"\b(?:{cues.REJECTING}|no|without)\s++(?:(?:the|a|an|any|use|using|in|with)\s++){{0,2}}+"
     r"[`*_\"'\x1a]{0,2}+$",
     re.IGNORECASE,
 )
-#: a negation anywhere before a value: the value's stance is not read from the shape
-NEGATION = re.compile(
-    r"\b(?:not|no|never|don['\u2019]?t|do not|doesn['\u2019]?t|avoid|without|instead|rather|"
-    r"nor|neither|exempt|stop)\b",
-    re.IGNORECASE,
-)
-_NEGATED_START = re.compile(
-    r"^\W*+(?:please\s++)?(?:don['\u2019]?t|do not|never|avoid|no)\b", re.IGNORECASE
-)
+
 #: a subject that speaks of some cases or of what is not the project's own
 _PARTIAL = re.compile(
     r"\b(?:legacy|old|older|deprecated|some|several|few|certain|other|others|upstream|"
@@ -151,7 +142,7 @@ _WINDOW = 200
 
 def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) -> list[Stated]:
     out: list[Stated] = []
-    negated = _NEGATED_START.match(masked) is not None
+    negated = cues.NEGATED_START.match(masked) is not None
     first_end = found[0].end if found else 0
     sub = _SUBORDINATE.search(masked, first_end)
     cut = sub.start() if sub is not None else len(masked)
@@ -189,7 +180,7 @@ def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) 
             stance = "reject"
             if re.search(r"\b(?:instead|but|rather)\b|;", before, re.IGNORECASE):
                 continue
-        elif NEGATION.search(masked, window, hit.start):
+        elif cues.NEGATION.search(masked, window, hit.start):
             continue
         else:
             stance = "prefer"
@@ -268,7 +259,7 @@ def _config_settings(clause: str, masked: str, found: Sequence[vocabulary.Found]
             continue  # "the upstream template ships `strict: false`"
         if _REJECTED.search(before) or _REMOVED.search(before):
             stance: Stance = "reject"
-        elif NEGATION.search(masked, _segment_start(masked, begin), begin):
+        elif cues.NEGATION.search(masked, _segment_start(masked, begin), begin):
             continue
         else:
             stance = "prefer"
@@ -483,7 +474,7 @@ def _reply_language(clause: str, masked: str) -> list[Stated]:
         name = (found.group(1) or found.group(2) or "").lower()
         return [_value("response-language", _RUSSIAN_NAMES[name], "prefer", *found.span())]
     found = _LANGUAGE_FOR_REPLIES.search(masked)
-    if found is not None and not NEGATION.search(masked, 0, found.start()):
+    if found is not None and not cues.NEGATION.search(masked, 0, found.start()):
         name = found.group(1).capitalize()
         return [_value("response-language", name, "prefer", *found.span(1))]
     for code, (verbs, named, subordinate) in _LANGUAGE_RULES.items():
@@ -575,7 +566,7 @@ def _spelling_examples(clause: str, masked: str) -> list[Stated]:
         return []
     value = "British English" if british else "American English"
     hits = listed
-    if NEGATION.search(masked, 0, hits[0].start()):
+    if cues.NEGATION.search(masked, 0, hits[0].start()):
         return []
     return [_value("documentation-spelling", value, "prefer", hits[0].start(), hits[-1].end())]
 
@@ -634,9 +625,9 @@ def _branch_pattern(clause: str, masked: str) -> list[Stated]:
         return []
     value, (start, end) = next(iter(values.items()))
     before = masked[max(0, start - 80) : start]
-    if _REJECTED.search(before) or _NEGATED_START.match(masked):
+    if _REJECTED.search(before) or cues.NEGATED_START.match(masked):
         return [_value("branch-naming", value, "reject", start, end)]
-    if NEGATION.search(masked, max(0, start - _WINDOW), start):
+    if cues.NEGATION.search(masked, max(0, start - _WINDOW), start):
         return []
     return [_value("branch-naming", value, "prefer", start, end)]
 
@@ -681,7 +672,7 @@ def _reply_headings(clause: str, masked: str) -> list[Stated]:
         return []
     for run in re.finditer(r"\x1a++", masked):
         if _HEADING_CODE.match(clause, run.start(), run.end()):
-            if NEGATION.search(masked, 0, run.start()):
+            if cues.NEGATION.search(masked, 0, run.start()):
                 return []
             return [_value("response-format", "Markdown headings", "prefer", *run.span())]
     return []

@@ -254,3 +254,20 @@ def test_alternatives_examples_placeholders_and_other_ecosystems_stay_silent(
 ) -> None:
     root = "# Repo\n\n- **Formatter** — Prettier (`npx prettier --write .`).\n"
     assert conflicts(root, nested) == []
+
+
+# --- one definition of the negation cues for both readers -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Shouldn\u2019t use yarn in this repo.", ("package-manager", "yarn")),
+        ("We never squash-merge pull requests.", ("merge-strategy", "squash merge")),
+        ("Stop squash-merging PRs.", ("merge-strategy", "squash merge")),
+    ],
+)
+def test_both_readers_reject_after_the_same_negation_cues(
+    text: str, expected: tuple[str, str]
+) -> None:
+    assert picks(text) == {(*expected, "reject")}
