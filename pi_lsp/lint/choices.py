@@ -410,6 +410,41 @@ _TAIL_VERB = re.compile(
 _ROLE_NOUN = re.compile(r"[\s`*_\x1a]*+([A-Za-z][\w-]*+(?:\s++[A-Za-z][\w-]*+)?)")
 
 
+#: after a value alone: it is the only one ("pnpm only.", "Black everywhere.")
+_ONLY_TAIL = re.compile(
+    r"[`*_\x1a]*+\s++(?:only|exclusively|everywhere|throughout|for everything)[\s.!]*+$",
+    re.IGNORECASE,
+)
+#: a rule without a verb that names the role and then its value: "Formatting via Prettier",
+#: "Unit tests with Vitest", "Logging through structlog"
+_ROLE_LEAD = re.compile(
+    r"[^\w\x1a]*+(?P<role>[A-Za-z][\w-]*+(?:\s++[A-Za-z][\w-]*+)?)\s++"
+    r"(?:with|via|through|using|by|on)\s++(?:the\s++)?[`*_\"'\x1a]{0,2}+",
+    re.IGNORECASE,
+)
+
+
+def _role_before_value(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The value of "<role> with|via <value>" without a verb ("Formatting via Prettier",
+    "Unit tests with Vitest"), when the words before the preposition name the value's role;
+    the rest may add details, but no clause of its own, negation or narrative."""
+    lead = _ROLE_LEAD.match(masked, start)
+    if lead is None:
+        return []
+    first = next((h for h in hits if h.start >= lead.end()), None)
+    code = _code_span(masked, first.start) if first is not None else None
+    at = code[0] if code is not None else (first.start if first is not None else -1)
+    if first is None or at != lead.end():
+        return []
+    role = lead.group("role").lower()
+    if not any(first.dimension.label_pattern.search(p) for p in (role, role.split()[-1])):
+        return []
+    tail = masked[first.end :]
+    if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
+        return []
+    return [first]
+
+
 def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     """The value of a rule without a verb that names a value and then its role, and at most
     where it holds: "Two-space indentation in Swift files here", "Tab indentation in
@@ -417,7 +452,9 @@ def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     ("… indentation is wrong here", "… in files that need it") or negates is no such rule."""
     first = next((h for h in hits if h.start >= start), None)
     if first is None or re.match(r"[\W_]*+$", masked[start : first.start]) is None:
-        return []
+        return _role_before_value(masked, start, hits)
+    if _ONLY_TAIL.match(masked, first.end):
+        return [first]  # "pnpm only.", "Vitest everywhere."
     noun = _ROLE_NOUN.match(masked, first.end)
     if noun is None:
         return []

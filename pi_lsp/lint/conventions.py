@@ -106,8 +106,8 @@ _OPENING = re.compile(
 )
 #: a cue right before a value that rejects it ("not the past tense", "instead of squashing")
 _REJECTED = re.compile(
-    rf"\b(?:{cues.REJECTING}|no|without)\s++(?:(?:the|a|an|any|use|using|in|with)\s++){{0,2}}+"
-    r"[`*_\"'\x1a]{0,2}+$",
+    rf"\b(?:{cues.REJECTING}|no|without|exempt from|opt out of|turn off|switch off|disable)"
+    r"\s++(?:(?:the|a|an|any|use|using|in|with)\s++){0,2}+[`*_\"'\x1a]{0,2}+$",
     re.IGNORECASE,
 )
 

@@ -26,11 +26,11 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 #: the words right before a value that reject it ("don't use npm", "not the past tense",
-#: "instead of squashing", "turn off strict mode"); "no" and "without" are left to each
-#: reader, since "no changeset is needed" waives a step and rejects nothing
+#: "instead of squashing"). "No" and "without" are left to each reader ("no changeset is
+#: needed" waives a step and rejects nothing), and so are the verbs that switch a setting off
+#: ("turn off strict mode"): before a tool they say something else ("never disable ESLint")
 REJECTING = (
     rf"(?:don{_APOSTROPHE}t|do not|never|avoid|avoiding|must not|mustn{_APOSTROPHE}t|"
     rf"should not|shouldn{_APOSTROPHE}t|not|stop|instead of|rather than|cannot|"
-    rf"can{_APOSTROPHE}t|in place of|replacing|replace|forbid|ban|exempt from|opt out of|"
-    r"turn off|switch off|disable)"
+    rf"can{_APOSTROPHE}t|in place of|replacing|replace|forbid|ban)"
 )

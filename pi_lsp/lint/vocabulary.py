@@ -200,6 +200,9 @@ def _label_pattern(role: Role) -> LabelMatcher:
             if not words:
                 continue
             names.append(" ".join(words))
+            if len(words) >= 3 and words[0] in _ecosystem_words(role):
+                # "JVM build tool" is named "the build tool" where its value says JVM
+                names.append(" ".join(words[1:]))
             if len(words) >= 2 and words[0] in _LABEL_QUALIFIERS:
                 words = words[1:]
                 names.append(" ".join(words))
@@ -230,6 +233,14 @@ _GENERIC_HEADS = frozenset(
 #: a first word of a role's label that a label in a file may leave out ("primary database"
 #: is named by "database:")
 _LABEL_QUALIFIERS = frozenset({"primary", "main", "default"})
+
+
+def _ecosystem_words(role: Role) -> frozenset[str]:
+    """The words that name where a role applies (its ``applies`` and its values' groups:
+    "jvm", "python", "ios"), which a label may lead with."""
+    words = set(re.findall(r"[\w.+#-]+", role.applies.lower()))
+    words.update(v.group.lower() for v in role.values if v.group)
+    return frozenset(words)
 
 
 def _unit_alternation(words: Sequence[str]) -> str:

@@ -271,3 +271,58 @@ def test_both_readers_reject_after_the_same_negation_cues(
     text: str, expected: tuple[str, str]
 ) -> None:
     assert picks(text) == {(*expected, "reject")}
+
+
+def test_disabling_a_tool_in_a_prohibition_rejects_no_tool() -> None:
+    assert picks("Never cast with `as any` or disable ESLint.") == set()
+
+
+# --- "<role> via <value>", "<value> only" ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Formatting via Prettier.", ("formatter", "prettier")),
+        ("Unit tests with Vitest, snapshots next to the file.", ("test-runner", "vitest")),
+        ("Logging through structlog.", ("logging-library", "structlog")),
+        ("yarn only.", ("package-manager", "yarn")),
+    ],
+)
+def test_a_terse_rule_names_its_value(text: str, expected: tuple[str, str]) -> None:
+    assert picks(text) == {(*expected, "prefer")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Testing with Jest is slow on CI.",
+        "Logging with winston was dropped last year.",
+        "Questions via Slack.",
+        "Formatting with Prettier, but not for Markdown.",
+    ],
+)
+def test_a_terse_phrase_that_describes_chooses_nothing(text: str) -> None:
+    assert {(d, v) for d, v, s in picks(text) if s == "prefer"} == set()
+
+
+def test_a_terse_rule_contradicts_the_root() -> None:
+    root = "# Repo\n\n- Log with winston.\n"
+    nested = "# Worker\n\n- Logging through pino, one logger per job.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- a role named without its ecosystem word ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Maven is the build tool for this module.", ("jvm-build-tool", "Maven")),
+        ("Build tool: Gradle.", ("jvm-build-tool", "Gradle")),
+    ],
+)
+def test_a_role_is_named_without_the_ecosystem_its_value_says(
+    text: str, expected: tuple[str, str]
+) -> None:
+    assert picks(text) == {(*expected, "prefer")}
