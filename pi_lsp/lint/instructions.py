@@ -441,6 +441,14 @@ _VALUE_HEADER = re.compile(
 )
 
 
+#: the header of a column that says what the tool of its row is for
+_PURPOSE_HEADER = re.compile(
+    r"^(?:purpose|used for|use(?:d)? it for|for|role|job|what for|what it does|does|"
+    r"responsibility|usage|use case|area)$",
+    re.I,
+)
+
+
 def _header_word(cell: str) -> str:
     return re.sub(r"\s+", " ", cell).strip(" *_`:").lower()
 
@@ -456,6 +464,13 @@ def _table_layout(
     rest = [i for i in range(len(words)) if i != scope]
     if len(rest) >= 2 and _KEY_HEADER.match(words[rest[0]]) and _VALUE_HEADER.match(words[rest[1]]):
         return scope, [(rest[0], rest[1])]
+    if (
+        len(rest) >= 2
+        and _VALUE_HEADER.match(words[rest[0]])
+        and _PURPOSE_HEADER.match(words[rest[1]])
+    ):
+        # "| Tool | Purpose |": what a row's tool is for labels it ("lint and format: Ruff")
+        return scope, [(rest[1], rest[0])]
     if scope is not None and rest:
         return scope, [(None, i) for i in rest]
     return None
@@ -657,8 +672,9 @@ class _Extractor:
             clause = f"{label}: {body.text}"
             masked = f"{label}: {body.masked}"
             choices = tuple(read_choices(clause, masked))
-            start = spans[key if key is not None else value][0]
-            end = spans[value][1]
+            label_span = spans[key if key is not None else value]
+            start = min(label_span[0], spans[value][0])
+            end = max(label_span[1], spans[value][1])
             normalized = _normalize(clause)
             self.out.append(
                 Instruction(

@@ -326,3 +326,18 @@ def test_a_role_is_named_without_the_ecosystem_its_value_says(
     text: str, expected: tuple[str, str]
 ) -> None:
     assert picks(text) == {(*expected, "prefer")}
+
+
+# --- a table of tools and what each is for --------------------------------------------------
+
+
+def test_a_tool_and_purpose_table_chooses_the_tool_its_purpose_names() -> None:
+    root = "# Repo\n\n| Tool | Purpose |\n|---|---|\n| Jest | tests |\n| tsup | bundling |\n"
+    nested = "# Package\n\n- Unit tests are Vitest here.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+def test_a_tool_table_whose_purpose_names_another_role_chooses_nothing() -> None:
+    root = "# Repo\n\n| Tool | Purpose |\n|---|---|\n| Jest | snapshot diffs in the docs |\n"
+    nested = "# Package\n\n- Unit tests are Vitest here.\n"
+    assert conflicts(root, nested) == []
