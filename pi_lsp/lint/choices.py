@@ -539,11 +539,13 @@ CODE_MASK = "\x1a"
 
 #: What may come before a tool name inside inline code for the code to still be that tool's
 #: command (`uv run pytest`, `CI=1 pnpm test`, `python -m pytest`).
-_COMMAND_PREFIX = re.compile(
-    r"^(?:\w+=\S*\s+)*(?:(?:uv run|npx|bunx|pnpm(?: exec| dlx)?|yarn(?: dlx)?|npm exec|"
-    r"python3? -m|poetry run|hatch run|pdm run|just)\s+)?$",
-    re.IGNORECASE,
+#: the runners that run another tool (`uv run pytest`, `bundle exec rspec`): the tool after
+#: them is the command's too (also read by :mod:`.fences`)
+RUNNERS = (
+    r"(?:uv run|uvx|npx|bunx|pnpm(?: exec| dlx)?|yarn(?: dlx)?|npm exec|pipx run|poetry run|"
+    r"hatch run|pdm run|python3? -m|bundle exec|just)"
 )
+_COMMAND_PREFIX = re.compile(rf"^(?:\w+=\S*\s+)*(?:{RUNNERS}\s+)?$", re.IGNORECASE)
 #: a clause that ends on a place it only refers to ("… there", "… in that folder"): its choices
 #: hold in a part of the project named earlier, not everywhere
 _PLACE_REFERRED = re.compile(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from pi_lsp.lint import vocabulary
-from pi_lsp.lint.choices import CODE_MASK, HOW_TO_VERBS, Choice
+from pi_lsp.lint.choices import CODE_MASK, HOW_TO_VERBS, RUNNERS, Choice
 
 #: the info words of a fence that holds shell commands ("" : no info string)
 _SHELL_INFO = frozenset(
@@ -69,11 +69,7 @@ _NOT_A_LEAD = re.compile(
 #: what may stand before a command's tool on its line: a prompt, variables, a runner
 _PROMPT = re.compile(r"^\s*+(?:\$|%|>|PS>)\s++")
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_]\w*+=\S*+\s++)*+(?:sudo\s++)?")
-_RUNNER = re.compile(
-    r"(?:uv run|uvx|npx|bunx|pnpm (?:exec|dlx)|yarn dlx|npm exec|pipx run|poetry run|"
-    r"hatch run|pdm run|python3? -m|bundle exec)\s++",
-    re.IGNORECASE,
-)
+_RUNNER = re.compile(RUNNERS + r"\s++", re.IGNORECASE)
 #: a command that installs one named package ("pip install foo", "go install x@latest"): how a
 #: user gets a published package, not which tool the project works with
 _INSTALLS_NAMED = re.compile(r"^\S++\s++(?:install|add|i|get)\s++[^\s.\-$]", re.IGNORECASE)

@@ -341,3 +341,10 @@ def test_a_tool_table_whose_purpose_names_another_role_chooses_nothing() -> None
     root = "# Repo\n\n| Tool | Purpose |\n|---|---|\n| Jest | snapshot diffs in the docs |\n"
     nested = "# Package\n\n- Unit tests are Vitest here.\n"
     assert conflicts(root, nested) == []
+
+
+def test_a_tool_run_through_a_runner_is_chosen_too() -> None:
+    assert ("test-runner", "rspec", "prefer") in picks("Run them with `bundle exec rspec`.")
+    root = "# Repo\n\n- We write tests with Minitest.\n"
+    nested = "# Engine\n\nRun the suite with `bundle exec rspec` from this folder.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
