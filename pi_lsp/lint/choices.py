@@ -439,10 +439,19 @@ def _role_before_value(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     role = lead.group("role").lower()
     if not any(first.dimension.label_pattern.search(p) for p in (role, role.split()[-1])):
         return []
-    tail = masked[first.end :]
-    if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
+    if not _plain_tail(masked, first, hits):
         return []
     return [first]
+
+
+def _plain_tail(masked: str, first: _Hit, hits: list[_Hit]) -> bool:
+    """Whether what follows the value of a rule without a verb only adds details: no clause
+    of its own, no negation, no narrative, and no second value of its role ("PostgreSQL
+    database in production, SQLite in tests" pairs values with places: no choice)."""
+    tail = masked[first.end :]
+    if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
+        return False
+    return not any(h.dimension is first.dimension and h.start >= first.end for h in hits)
 
 
 def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
@@ -467,9 +476,7 @@ def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
         tail = masked[tail_start:]
         if _ROLE_TAIL.match(tail) is None:
             continue
-        if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
-            return []
-        return [first]
+        return [first] if _plain_tail(masked, first, hits) else []
     return []
 
 

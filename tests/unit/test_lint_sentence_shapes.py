@@ -190,6 +190,7 @@ def test_a_value_and_its_role_without_a_verb_is_a_rule(
         "Four-space indentation in files that predate the formatter.",
         "Prettier formatting breaks our Markdown tables.",
         "Jest tests are slow.",
+        "PostgreSQL database in production, SQLite in tests.",
     ],
 )
 def test_a_value_and_its_role_in_a_description_chooses_nothing(text: str) -> None:
@@ -299,6 +300,7 @@ def test_a_terse_rule_names_its_value(text: str, expected: tuple[str, str]) -> N
         "Testing with Jest is slow on CI.",
         "Logging with winston was dropped last year.",
         "Questions via Slack.",
+        "Testing with Jest and Vitest.",
         "Formatting with Prettier, but not for Markdown.",
     ],
 )
