@@ -73,7 +73,7 @@ def dimension_label(name: str) -> str:
 # --- reading one clause ---------------------------------------------------------------------
 
 _LEAD = (
-    r"^\W*(?:(?:please|always|only|also|then|just|instead|and|so|you|we|must|should|"
+    r"^[^\w\x1a]*(?:(?:please|always|only|also|then|just|instead|and|so|you|we|must|should|"
     r"make sure (?:to|you)|be sure to|remember to|need to|have to|will|shall|strictly|"
     r"exclusively|consistently|to)\s+)*"
 )
@@ -788,8 +788,9 @@ def _command_entry(clause: str, masked: str, hits: list[_Hit]) -> list[_Hit]:
     """The tools a command entry names: a clause that opens with a code span holding a
     command (a step "1. `./mvnw -pl payments verify` — compiles, runs the tests", a list of
     commands "`pnpm test` for unit tests") chooses the tools at the command's head (as
-    :func:`_stance` reads them); one whose explanation negates, hedges or narrates chooses
-    nothing ("`npm install` — don't, use pnpm"), and nor does a value elsewhere in it."""
+    :func:`_stance` reads them); one whose explanation negates, hedges, narrates or sets a
+    condition chooses nothing ("`npm install` — don't, use pnpm", "`docker compose up` — if
+    you have Docker"), and nor does a value elsewhere in it."""
     start = len(masked) - len(masked.lstrip(" \t*_>-+([\"'"))
     code = _code_span(masked, start)
     if code is None or not _ENTRY_REST.match(masked, code[1]):
@@ -797,6 +798,7 @@ def _command_entry(clause: str, masked: str, hits: list[_Hit]) -> list[_Hit]:
     rest = masked[code[1] :]
     if (
         cues.NEGATION.search(rest)
+        or _TAIL_SUBORDINATE.search(rest)
         or _HEDGE.search(rest)
         or _HEDGE_ANYWHERE.search(rest)
         or _NARRATIVE.search(rest)

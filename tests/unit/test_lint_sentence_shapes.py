@@ -129,6 +129,7 @@ def test_a_command_entry_chooses_its_tool(text: str, expected: tuple[str, str]) 
         "`yarn dev` — optional, if you like it",
         "`yarn start` used to boot the server",
         "`npm run build` fails on Node 16",
+        "`yarn dev` — only when you work on the old dashboard",
     ],
 )
 def test_a_command_entry_that_negates_hedges_or_narrates_chooses_nothing(text: str) -> None:
