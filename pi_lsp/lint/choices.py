@@ -108,8 +108,9 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGN
 #: what comes right before a value that a work verb chooses: "with", "via", "through",
 #: "using", "from", "in", "into" (an article, the owner of the value and a mark may stand
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
+_WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by)"
 _TOOL_PREPOSITION = re.compile(
-    r"\b(?:with|via|through|using|from|in|into|on|onto|by)\s++(?:the\s++|an?\s++)?"
+    rf"\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
@@ -419,7 +420,7 @@ _ONLY_TAIL = re.compile(
 #: "Unit tests with Vitest", "Logging through structlog"
 _ROLE_LEAD = re.compile(
     r"[^\w\x1a]*+(?P<role>[A-Za-z][\w-]*+(?:\s++[A-Za-z][\w-]*+)?)\s++"
-    r"(?:with|via|through|using|by|on)\s++(?:the\s++)?[`*_\"'\x1a]{0,2}+",
+    rf"{_WORK_PREPOSITIONS}\s++(?:the\s++)?[`*_\"'\x1a]{{0,2}}+",
     re.IGNORECASE,
 )
 
