@@ -351,3 +351,12 @@ def test_a_tool_run_through_a_runner_is_chosen_too() -> None:
     root = "# Repo\n\n- We write tests with Minitest.\n"
     nested = "# Engine\n\nRun the suite with `bundle exec rspec` from this folder.\n"
     assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+def test_a_repeated_value_does_not_hide_a_contradiction_on_another_role() -> None:
+    root = "# Repo\n\n- Use pnpm for every package.\n- Indent with 2 spaces.\n"
+    nested = "# App\n\n- Run `npm ci`.\n- `npm test`\n- Indent with 4 spaces.\n"
+    assert conflicts(root, nested) == [
+        "conflicting-instructions: 2",
+        "conflicting-instructions: 4",
+    ]
