@@ -12,7 +12,13 @@ Only clauses that read as instructions produce choices: an imperative ("use", "r
 "prefer" …), a modal ("must use", "should be run with"), "we use …", a ``Label: value``
 line whose label names the dimension, (for numeric limits) a statement of the setting, or a
 convention stated as a fact about the project ("strings use single quotes", "tests are run
-with pytest", "our formatter is Prettier", "we're on pnpm"; the value comes after the verb).
+with pytest", "our formatter is Prettier", "we're on pnpm"; the value comes after the verb),
+a value before its role ("Biome is the formatter for this package", "`develop` is the base
+branch", but not "the formatter our dependency uses"), a rule without a verb ("Two-space
+indentation in Swift files", "Formatting via Prettier", "pnpm only"), a how-to step whose
+command names the tool ("Bring the stack up with `docker compose up -d`") and a command
+entry ("1. `./mvnw verify` — compiles and runs the tests"). A rule before a colon is read
+whole, not as a label ("Tests are Minitest: `bin/rails test` from the engine folder").
 Descriptions ("pnpm install runs in CI", "some packages use Jest"), past-tense narrative ("we
 migrated from Jest", "this used to use yarn"), hedges ("you may use …", "can be run with …",
 "optionally", "if you like"), questions, and statements about a part of the project ("the

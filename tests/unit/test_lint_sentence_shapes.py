@@ -360,3 +360,9 @@ def test_a_repeated_value_does_not_hide_a_contradiction_on_another_role() -> Non
         "conflicting-instructions: 2",
         "conflicting-instructions: 4",
     ]
+
+
+def test_a_bold_label_with_a_dash_contradicts_a_value_named_before_its_role() -> None:
+    root = "# Repo\n\n- **Formatter** — Prettier (`npx prettier --write .`), default preset.\n"
+    nested = "# Package\n\nBiome is the formatter for this package.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
