@@ -38,6 +38,7 @@ def conflicts(root: str, nested: str) -> list[str]:
         ("Local services are run with Podman: one per service.", ("container-runtime", "Podman")),
         ("Log through winston: `const log = createLogger()`.", ("logging-library", "winston")),
         ("Our bundler is Rollup: see `rollup.config.mjs`.", ("bundler", "Rollup")),
+        ("Specs are written with RSpec: `bundle exec rspec`.", ("test-runner", "rspec")),
     ],
 )
 def test_a_rule_before_a_colon_chooses_its_value(text: str, expected: tuple[str, str]) -> None:
@@ -61,6 +62,8 @@ def test_a_label_without_a_verb_stays_a_label(text: str, expected: tuple[str, st
         "Some packages are tested with Jest: the older ones.",
         "Tests were Jest: we moved on last year.",
         "Specs could be Vitest: nobody decided yet.",
+        "Upstream specs are written with Jest.",
+        "The Fetch spec requires CORS headers: see the MDN page.",
     ],
 )
 def test_a_head_that_is_no_rule_chooses_nothing(text: str) -> None:
