@@ -22,9 +22,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Protocol
 
-from pi_lsp.lint import versions
+from pi_lsp.lint import numbers, versions
 from pi_lsp.lint.catalogue import (
-    BASE_UNIT,
     UNITS,
     Catalogue,
     CatalogueValue,
@@ -245,7 +244,7 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     else:
         spelled = [w for name, (dim, _, ws) in UNITS.items() if dim == role.unit for w in ws]
         unit = f"({_unit_alternation(spelled)})"
-    number = r"(?<![\w.,])(\d{1,9}(?:\.\d+)?)"
+    number = numbers.number_pattern(role.unit)
     space = r"\s?" if role.unit != "count" else r"\s+" if role.unit_words else ""
     after = r"(?![\w%])" if role.unit != "percent" else r"(?!\w)"
     first = rf"\b(?:{subjects})\b[^.;\d\n]{{0,40}}?{number}{space}{unit}{after}"
@@ -263,29 +262,6 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
         rf"\s*+[:=]\s*+{number}()\W*+$"
     )
     return (_i(first), _i(second), _i(label))
-
-
-def _format_number(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:g}"
-
-
-def numeric_value(number: str, unit: str, dimension: str) -> str:
-    """A number with its unit, shown in the largest unit that keeps it whole (30 s, 10 MB)."""
-    amount = float(number)
-    if dimension == "count":
-        return _format_number(amount)
-    unit = unit.lower()
-    factor = next(
-        (f for _, (dim, f, words) in UNITS.items() if dim == dimension and unit in words), 1.0
-    )
-    base = amount * factor
-    candidates = sorted(
-        ((f, name) for name, (dim, f, _) in UNITS.items() if dim == dimension), reverse=True
-    )
-    for f, name in candidates:
-        if base >= f and abs(base / f - round(base / f)) < 1e-9:
-            return f"{_format_number(round(base / f))} {name}"
-    return f"{_format_number(base)} {BASE_UNIT[dimension]}"
 
 
 #: Words too common to index an alias by ("the fetch api" is found from "fetch").
@@ -396,8 +372,16 @@ class Vocabulary:
                     if alias is not None:
                         self._aliases.setdefault(alias.words[alias.anchor], []).append(alias)
         self.dimensions = tuple(dimensions)
-        self.patterns = tuple(patterns)
-        self._keys = frozenset(self._aliases) | frozenset(self._triggers) | frozenset(self._files)
+        #: numbers named by a head and what it is about, or by a configuration key
+        self._numbers = numbers.NumberReader(catalogue.roles)
+        self._stated_kind = frozenset(r.name for r in catalogue.roles if r.stated_kind)
+        self.patterns = tuple(patterns) + self._numbers.patterns
+        self._keys = (
+            frozenset(self._aliases)
+            | frozenset(self._triggers)
+            | frozenset(self._files)
+            | self._numbers.triggers
+        )
         self.by_name = {d.name: d for d in self.dimensions}
 
     def _trigger(self, word: str, spec: _Spec) -> None:
@@ -467,7 +451,8 @@ class Vocabulary:
         if len(low) != len(text):  # a letter whose lowercase is longer: keep offsets
             low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
         masked = text if masked is None or len(masked) != len(text) else masked
-        if self._keys.isdisjoint(_WORD.findall(low)):
+        words = frozenset(_WORD.findall(low))
+        if self._keys.isdisjoint(words) and not self._numbers.may_hold_setting(text):
             return []  # most clauses name no value: one C-level pass decides
         tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
         found: list[Found] = []
@@ -513,7 +498,17 @@ class Vocabulary:
                     if versioned and not versions.is_requirement(text, *match.span()):
                         continue
                     if spec.numeric:
-                        value = numeric_value(match.group(1), match.group(2), spec.unit)
+                        read = numbers.setting_value(
+                            text,
+                            match.span(1),
+                            match.group(2),
+                            spec.unit,
+                            spec.dimension.kind,
+                            spec.dimension.name in self._stated_kind,
+                        )
+                        if read is None:
+                            continue
+                        value = read
                     elif versioned and match.groups():  # "1.8.0" is shown "1.8"
                         value = spec.name.format(versions.normalise(match.group(1)))
                     elif match.groups():
@@ -531,6 +526,11 @@ class Vocabulary:
                             claim=spec.claim,
                         )
                     )
+        for read in self._numbers.read(text, words):
+            dimension = self.by_name[read.role]
+            found.append(
+                Found(dimension, read.value, read.start, read.end, "", numeric=True, claim=read.keyed)
+            )
         found.sort(key=lambda h: (h.start, -h.end, not h.claim))  # a claim wins a tie
         # drop hits nested in an earlier, longer hit of the same dimension, and a name that
         # starts where a longer name of another dimension starts ("React" in "React Native")
