@@ -627,7 +627,11 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
             if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
         ]
     if by_preposition:
-        hits = [h for h in hits if h.claim or _by_preposition(h, masked) or _sent_to(h, masked)]
+        hits = [
+            h
+            for h in hits
+            if h.claim or h.numeric or _by_preposition(h, masked) or _sent_to(h, masked)
+        ]
 
     choices: list[Choice] = []
     previous: _Hit | None = None

@@ -286,10 +286,14 @@ _KEY_KINDS["default"] = "default"
 _SETTING = re.compile(
     r"(?<![\w.-])(?P<key>[A-Za-z][\w.-]{0,48}+)[\"']?+\s*+[:=]\s*+[\"']?+"
     r"(?:timedelta\(\s*+(?P<span>hours|minutes|seconds|days)\s*+=\s*+)?"
-    rf"(?P<number>{_DIGITS})(?P<unit>ms|s|m|h|kb|mb|gb|%)?+(?![\w.])",
+    rf"(?P<number>{_DIGITS})(?P<unit>ms|kib|mib|gib|kb|mb|gb|ki|mi|gi|s|m|h|%)?+(?!\w|\.\d)",
     re.IGNORECASE,
 )
 _SETTING_HINT = re.compile(r"[:=]\s*+[\"'(]?+(?:timedelta\(\s*+\w++\s*+=\s*+)?\d")
+#: a key written as code: a "_", "-" or "." inside it, or a capital after a small letter
+_CODE_KEY = re.compile(r"\w[_.-]\w|[a-z][A-Z]")
+#: what stands for a character of inline code in a masked clause (as in :mod:`.choices`)
+CODE_MASK = "\x1a"
 _HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SPAN_UNITS = {"hours": "h", "minutes": "min", "seconds": "s", "days": "day"}
 
@@ -340,11 +344,14 @@ class NumberReader:
         """Whether ``text`` may set a keyed number (`PAGE_SIZE = 50`): one cheap search."""
         return bool(self._by_key) and _SETTING_HINT.search(text) is not None
 
-    def read(self, text: str, words: frozenset[str]) -> list[Reading]:
-        """The numbers of ``text`` that ``self.roles`` set: by key first, then by head."""
+    def read(self, text: str, words: frozenset[str], masked: str = "") -> list[Reading]:
+        """The numbers of ``text`` that ``self.roles`` set: by key first, then by head.
+        ``masked`` is ``text`` with inline code masked (see :func:`.choices.read_choices`):
+        a key counts inside code, or outside it when it is written as code (`PAGE_SIZE`,
+        `maxRetries`, `page-size`), never as a word of prose ("Retries: 3")."""
         out: list[Reading] = []
         if self._by_key and ("=" in text or ":" in text):
-            out.extend(self._keyed(text))
+            out.extend(self._keyed(text, masked or text))
         if self._heads is not None and not self._head_words.isdisjoint(words):
             taken = [(r.start, r.end) for r in out]
             out.extend(
@@ -352,11 +359,14 @@ class NumberReader:
             )
         return out
 
-    def _keyed(self, text: str) -> list[Reading]:
+    def _keyed(self, text: str, masked: str) -> list[Reading]:
         out: list[Reading] = []
         places: dict[str, list[int]] = {}
         for match in _SETTING.finditer(text):
-            words = key_words(match.group("key").rsplit(".", 1)[-1])
+            key = match.group("key")
+            if masked[match.start()] != CODE_MASK and not _CODE_KEY.search(key):
+                continue
+            words = key_words(key.rsplit(".", 1)[-1])
             unit = ""
             if words and words[-1] in _KEY_UNITS:
                 unit = _KEY_UNITS[words.pop()]
@@ -392,7 +402,13 @@ class NumberReader:
         """The role of a head found at ``at``: the one whose ``about`` word is nearest (in
         the key itself, then in the clause); ``None`` when none qualifies it or two do at
         one distance. ``places`` caches where each role's words are in ``text``."""
-        candidates = self._head_roles.get(head, [])
+        # a longer head ("expire after") also names the roles of its shorter ones ("expire")
+        words = head.split()
+        candidates = list(
+            dict.fromkeys(
+                r for k in range(len(words), 0, -1) for r in self._head_roles.get(" ".join(words[:k]), [])
+            )
+        )
         if not candidates:
             return None
         best: list[tuple[int, NumericRole]] = []
@@ -448,7 +464,7 @@ _QUANTITY = {
     for dimension in ("duration", "size", "percent")
 }
 #: a count takes no unit: the head is what is counted ("3 retries", "two approvals")
-_QUANTITY["count"] = re.compile(rf"(?<![#/$-]){number_pattern('count')}()(?![\w.%])", re.I)
+_QUANTITY["count"] = re.compile(rf"(?<![#/$-]){number_pattern('count')}()(?![\w%]|\.\d)", re.I)
 #: what may stand between a head and its number after it ("timeout of", "time out after",
 #: "timeout is set to", "Retries on 5xx | 2"): no clause end
 _BETWEEN_AFTER = re.compile(r"[^.;\n]{0,32}+")

@@ -236,7 +236,9 @@ def _unit_alternation(words: Sequence[str]) -> str:
 
 
 def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
-    """Two patterns capturing (number, unit): subject first, or number first."""
+    """The patterns capturing (number, unit): subject first, or number first; for a count,
+    a label or copula naming the setting before a bare number, and a unit that is itself a
+    subject ("at most 4 workers")."""
     subjects = _unit_alternation(role.subjects)
     if role.unit == "count":
         words = role.unit_words
@@ -251,17 +253,26 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     if role.unit == "count" and not role.unit_words:
         return (_i(first),)
     second = rf"{number}{space}{unit}{after}[^.;\d\n]{{0,25}}?\b(?:{subjects})\b"
+    patterns = [_i(first), _i(second)]
+    counted = [w for w in role.unit_words if w in role.subjects]
+    if counted:
+        patterns.append(_i(rf"{number}\s++({_unit_alternation(counted)}){after}"))
     # a label that is a whole subject of two words or more names the unit itself, so its
     # value may be a bare number: "Requests per minute per API key: 100" (a settings table
     # row), "Pool size = 20"; a one-word subject ("PRs: 2") names a thing, not a setting
     named = [s for s in role.subjects if len(s.split()) > 1]
     if role.unit != "count" or not named:
-        return (_i(first), _i(second))
+        return tuple(patterns)
     label = (
         rf"^\W*+(?:(?:max(?:imum)?|min(?:imum)?|default)\s++)?(?:{_unit_alternation(named)})"
         rf"\s*+[:=]\s*+{number}()\W*+$"
     )
-    return (_i(first), _i(second), _i(label))
+    # and so does a copula or preposition after it: "the default page size is 50"
+    stated = (
+        rf"\b(?:{_unit_alternation(named)})\s++(?:is|of|defaults\s++to|is\s++set\s++to|to|at)"
+        rf"\s++{number}()(?![\w%]|\.\d)"
+    )
+    return (*patterns, _i(label), _i(stated))
 
 
 #: Words too common to index an alias by ("the fetch api" is found from "fetch").
@@ -526,7 +537,7 @@ class Vocabulary:
                             claim=spec.claim,
                         )
                     )
-        for read in self._numbers.read(text, words):
+        for read in self._numbers.read(text, words, masked):
             dimension = self.by_name[read.role]
             found.append(
                 Found(dimension, read.value, read.start, read.end, "", numeric=True, claim=read.keyed)
