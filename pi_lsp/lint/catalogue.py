@@ -354,8 +354,12 @@ def _numbered(
         return (), (), ()
     if ("heads" in raw) != ("about" in raw):
         raise CatalogueError(f"{where}: 'heads' and 'about' go together")
-    heads = tuple(h.lower() for h in _strings(where, "heads", raw["heads"])) if "heads" in raw else ()
-    about = tuple(a.lower() for a in _strings(where, "about", raw["about"])) if "about" in raw else ()
+    heads = (
+        tuple(h.lower() for h in _strings(where, "heads", raw["heads"])) if "heads" in raw else ()
+    )
+    about = (
+        tuple(a.lower() for a in _strings(where, "about", raw["about"])) if "about" in raw else ()
+    )
     keys = tuple(k for k in _strings(where, "keys", raw["keys"])) if "keys" in raw else ()
     return heads, about, keys
 

@@ -142,8 +142,7 @@ def numeric_value(number: str, unit: str, dimension: str) -> str | None:
 
 _MAXIMUM_BEFORE = (
     r"\b(?:max(?:imum)?+|at\s++most|up\s++to|no\s++more\s++than|not\s++more\s++than|"
-    r"cap(?:s|ped)?+(?:\s++\w++){0,3}?\s++(?:at|to)|limit(?:ed)?+\s++to|under|below|within|"
-    r"fewer\s++than|less\s++than|exceed(?:s|ing)?+|longer\s++than|more\s++than|ceiling)\b"
+    r"cap(?:s|ped)?+(?:\s++\w++){0,3}?\s++(?:at|to)|limit(?:ed)?+\s++to|within|ceiling)\b"
 )
 _MINIMUM_BEFORE = (
     r"\b(?:min(?:imum)?+|at\s++least|no\s++less\s++than|no\s++fewer\s++than|not\s++below|"
@@ -160,6 +159,8 @@ _KIND_AFTER = re.compile(
     r"(?P<default>by\s++default\b))",
     re.IGNORECASE,
 )
+# "under", "below", "more than", "exceed" say nothing of the kind by themselves: "keep PRs
+# under 400 lines" states a maximum, "CI fails below 80%" a minimum
 #: how far before a number its kind may be stated ("the maximum upload size is 10 MB")
 _KIND_REACH = 48
 
@@ -190,11 +191,12 @@ def kind_fits(role_kind: str, stated: str | None, required: bool) -> bool:
 
 
 _RANGE_BEFORE = re.compile(
-    r"(?:\bbetween\s++\S{1,12}+(?:\s++\w{1,12}+)?+\s++and|\d\s*+[a-z%]{0,8}+\s*+(?:-|\u2013|\u2014|to|or))\s*+$",
+    r"(?:\bbetween\s{1,3}+\S{1,12}+(?:\s{1,3}+\w{1,12}+)?+\s{1,3}+and|"
+    r"\d\s{0,3}+[a-z%]{0,8}+\s{0,3}+(?:-|\u2013|\u2014|to|or))\s{0,3}+$",
     re.IGNORECASE,
 )
 _RANGE_AFTER = re.compile(
-    r"\s*+(?:[a-z%]{1,8}+\s*+)?(?:-|\u2013|\u2014|to|or)\s*+\d", re.IGNORECASE
+    r"\s{0,3}+(?:[a-z%]{1,8}+\s{0,3}+)?(?:-|\u2013|\u2014|to|or)\s{0,3}+\d", re.IGNORECASE
 )
 
 
@@ -205,6 +207,16 @@ def in_range(text: str, start: int, end: int) -> bool:
     if _RANGE_BEFORE.search(before):
         return True
     return _RANGE_AFTER.match(text, end, min(len(text), end + 16)) is not None
+
+
+#: a number right after one of these words names a thing, it counts nothing ("step 4",
+#: "section 2", "version 3", "PR #12")
+_REFERENCE_BEFORE = re.compile(
+    r"\b(?:steps?+|sections?+|chapters?+|parts?+|phases?+|items?+|rules?+|lines?+|pages?+|"
+    r"issues?+|prs?+|versions?+|releases?+|v|no|number|figures?+|tables?+|appendix|levels?+|"
+    r"tiers?+|stages?+|options?+|python|node|java|go|ruby|php)\s{0,3}+[#.]?+\s{0,3}+$",
+    re.IGNORECASE,
+)
 
 
 def setting_value(
@@ -218,7 +230,7 @@ def setting_value(
     """The value a number found with its subject sets, or ``None`` when it sets nothing for a
     role of ``role_kind``: one end of a range, a kind the role does not take, no number."""
     start, end = number
-    if in_range(text, start, end):
+    if in_range(text, start, end) or _REFERENCE_BEFORE.search(text, max(0, start - 16), start):
         return None
     if not kind_fits(role_kind, stated_kind(text, start, end), required):
         return None
@@ -328,7 +340,9 @@ class NumberReader:
             if headed
             else None
         )
-        self._head_roles = {h.lower(): [r for r in headed if h in r.heads] for r in headed for h in r.heads}
+        self._head_roles = {
+            h.lower(): [r for r in headed if h in r.heads] for r in headed for h in r.heads
+        }
         self._about = {
             r.name: re.compile(rf"\b(?:{_words_pattern(r.about)})\b", re.I) for r in headed
         }
@@ -354,9 +368,7 @@ class NumberReader:
             out.extend(self._keyed(text, masked or text))
         if self._heads is not None and not self._head_words.isdisjoint(words):
             taken = [(r.start, r.end) for r in out]
-            out.extend(
-                r for r in self._headed(text) if not any(s <= r.start < e for s, e in taken)
-            )
+            out.extend(r for r in self._headed(text) if not any(s <= r.start < e for s, e in taken))
         return out
 
     def _keyed(self, text: str, masked: str) -> list[Reading]:
@@ -366,7 +378,11 @@ class NumberReader:
             key = match.group("key")
             if masked[match.start()] != CODE_MASK and not _CODE_KEY.search(key):
                 continue
-            words = key_words(key.rsplit(".", 1)[-1])
+            # the last part of a dotted key names the setting (`http.client.timeoutMs`),
+            # unless the whole key is the setting's name (`coverage.thresholds.lines`)
+            words = key_words(key)
+            if " ".join(words) not in self._by_key:
+                words = key_words(key.rsplit(".", 1)[-1])
             unit = ""
             if words and words[-1] in _KEY_UNITS:
                 unit = _KEY_UNITS[words.pop()]
@@ -406,7 +422,9 @@ class NumberReader:
         words = head.split()
         candidates = list(
             dict.fromkeys(
-                r for k in range(len(words), 0, -1) for r in self._head_roles.get(" ".join(words[:k]), [])
+                r
+                for k in range(len(words), 0, -1)
+                for r in self._head_roles.get(" ".join(words[:k]), [])
             )
         )
         if not candidates:

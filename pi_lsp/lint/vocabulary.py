@@ -265,7 +265,7 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
         return tuple(patterns)
     label = (
         rf"^\W*+(?:(?:max(?:imum)?|min(?:imum)?|default)\s++)?(?:{_unit_alternation(named)})"
-        rf"\s*+[:=]\s*+{number}()\W*+$"
+        rf"\s*+(?:[:=]|\u2014|\u2013|--?)\s*+{number}()\W*+$"
     )
     # and so does a copula or preposition after it: "the default page size is 50"
     stated = (
@@ -537,10 +537,17 @@ class Vocabulary:
                             claim=spec.claim,
                         )
                     )
-        for read in self._numbers.read(text, words, masked):
-            dimension = self.by_name[read.role]
+        for reading in self._numbers.read(text, words, masked):
             found.append(
-                Found(dimension, read.value, read.start, read.end, "", numeric=True, claim=read.keyed)
+                Found(
+                    self.by_name[reading.role],
+                    reading.value,
+                    reading.start,
+                    reading.end,
+                    "",
+                    numeric=True,
+                    claim=reading.keyed,
+                )
             )
         found.sort(key=lambda h: (h.start, -h.end, not h.claim))  # a claim wins a tie
         # drop hits nested in an earlier, longer hit of the same dimension, and a name that

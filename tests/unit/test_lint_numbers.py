@@ -169,7 +169,9 @@ def test_timeouts_of_different_subjects_stay_silent() -> None:
     assert pair(http, "Jest tests time out after 30 s.") == []
     # but the same subject on both sides conflicts, whoever words it
     # a hedge states no setting
-    assert pair("Every SQL query times out after 5 s.", "DB queries may run for a 60 s timeout.") == []
+    assert (
+        pair("Every SQL query times out after 5 s.", "DB queries may run for a 60 s timeout.") == []
+    )
     assert pair("Every SQL query times out after 5 s.", "The query timeout is 60 s.") == [
         "db-statement-timeout"
     ]
@@ -193,18 +195,14 @@ def test_a_default_and_a_maximum_of_one_subject_are_two_settings() -> None:
     assert pair("The maximum page size is 100.", "The maximum page size is 500.") == [
         "max-page-size"
     ]
-    table = (
-        "| Setting | Value |\n|---|---|\n| Default page size | 20 |\n| Max page size | 250 |\n"
-    )
+    table = "| Setting | Value |\n|---|---|\n| Default page size | 20 |\n| Max page size | 250 |\n"
     assert find_conflicts([("AGENTS.md", table)]) == []
     assert pair(table, "`PAGE_SIZE = 30` in the handlers.") == ["page-size"]
 
 
 def test_required_approvals_are_counted_in_digits_or_words() -> None:
     root = "Every pull request needs two approvals before merge."
-    assert pair(root, "One approval is enough to merge in this package.") == [
-        "required-approvals"
-    ]
+    assert pair(root, "One approval is enough to merge in this package.") == ["required-approvals"]
     assert pair(root, "PRs here need 2 approving reviews.") == []
     assert pair(root, "At least two reviewers must approve each merge.") == []
 
@@ -226,9 +224,7 @@ def test_more_numeric_subjects_are_compared() -> None:
     assert pair("Access tokens expire after 15 minutes.", "Tokens are valid for 60 minutes.") == [
         "session-lifetime"
     ]
-    assert pair("The memory limit is 512 MB.", "Give the pods `memory: 1Gi`.") == [
-        "memory-limit"
-    ]
+    assert pair("The memory limit is 512 MB.", "Give the pods `memory: 1Gi`.") == ["memory-limit"]
     assert pair("The memory limit is 512 MB.", "Give the pods `memory: 512Mi`.") == []
     assert pair("Insert rows in batches of 500 rows.", "The batch size is 1000.") == ["batch-size"]
     assert pair("Keep logs for 30 days.", "Log retention is 90 days.") == ["log-retention"]
@@ -249,3 +245,30 @@ def test_numbers_that_are_no_settings_stay_silent() -> None:
     assert pair(root, "The HTTP client was rewritten on 2024-03-05.") == []
     assert pair(root, "1. Open the HTTP client.\n2. Set a timeout.\n3. Run the tests.") == []
     assert picks("The HTTP timeout doubled in 2023 after 3 incidents.") == set()
+
+
+def test_a_labelled_value_and_a_comparative_read_by_their_verb() -> None:
+    assert pair("- **Default page size** — 20", "Pagination defaults to 30 items per page.") == [
+        "page-size"
+    ]
+    # "below" and "under" say nothing of the kind by themselves: the verb does
+    assert pair("CI fails below 85% line coverage.", "Coverage must be at least 70%.") == [
+        "coverage-threshold"
+    ]
+    assert pair("CI fails below 85% line coverage.", "`coverage.thresholds.lines: 85`") == []
+    assert pair("Keep PRs under 300 lines.", "PRs may be up to 300 lines.") == []
+    assert pair("Keep PRs under 300 lines.", "Pull requests stay under 800 changed lines.") == [
+        "pr-size-limit"
+    ]
+
+
+def test_a_key_counts_in_code_or_when_written_as_code() -> None:
+    assert picks("Set `maxRetries: 4` on the HTTP client.") == {("4", "prefer")}
+    assert picks("Set `WEB_CONCURRENCY=4` on the dynos.") == {("4", "prefer")}
+    assert picks("Retries: 4.") == set()  # retries of what?
+    assert picks("HTTP retries are described in step 4.") == set()
+    # a bare duration in code: milliseconds when it is that large, seconds otherwise
+    http = "Outbound HTTP requests time out after 30 seconds."
+    assert pair(http, "Pass `timeout: 30000` to the HTTP client.") == []
+    assert pair(http, "Pass `timeout=30` to the HTTP client.") == []
+    assert pair(http, "Pass `timeout=45` to the HTTP client.") == ["http-timeout"]
