@@ -364,7 +364,7 @@ class NumberReader:
         a key counts inside code, or outside it when it is written as code (`PAGE_SIZE`,
         `maxRetries`, `page-size`), never as a word of prose ("Retries: 3")."""
         out: list[Reading] = []
-        if self._by_key and ("=" in text or ":" in text):
+        if self.may_hold_setting(text):
             out.extend(self._keyed(text, masked or text))
         if self._heads is not None and not self._head_words.isdisjoint(words):
             taken = [(r.start, r.end) for r in out]
