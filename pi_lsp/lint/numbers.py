@@ -219,6 +219,35 @@ _REFERENCE_BEFORE = re.compile(
 )
 
 
+#: words that make a number a description, not a setting: a measurement ("usually
+#: finishes within 10 minutes", "takes about 8 s", "our p99 is 120 ms today"), the past ("the
+#: timeout used to be 60 s"), or a judgement of it ("a 30 s timeout is too long")
+_DESCRIBED_BEFORE = re.compile(
+    r"\b(?:usually|typically|normally|generally|often|sometimes|about|around|roughly|"
+    r"approximately|nearly|almost|on\s++average|used\s++to|was|were|"
+    r"previously|formerly|originally|had\s++been)\b|~",
+    re.IGNORECASE,
+)
+_DESCRIBED_AFTER = re.compile(
+    r"[^.;\n]{0,24}?\b(?:today|currently|right\s++now|at\s++the\s++moment|on\s++average|"
+    r"in\s++practice|at\s++peak|too\s++(?:long|short|high|low|small|large|big|slow|fast|"
+    r"aggressive|strict|lax))\b",
+    re.IGNORECASE,
+)
+#: how far before a number the words that describe it are read
+_DESCRIBED_REACH = 40
+
+
+def described(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` is described, not set (see
+    :data:`_DESCRIBED_BEFORE`); the words before it are read back to the clause's start."""
+    window_start = max(0, start - _DESCRIBED_REACH)
+    cut = max(text.rfind(mark, window_start, start) for mark in (".", ";", "\n", "|"))
+    if _DESCRIBED_BEFORE.search(text, max(window_start, cut + 1), start):
+        return True
+    return _DESCRIBED_AFTER.match(text, end) is not None
+
+
 def setting_value(
     text: str,
     number: tuple[int, int],
@@ -231,6 +260,8 @@ def setting_value(
     role of ``role_kind``: one end of a range, a kind the role does not take, no number."""
     start, end = number
     if in_range(text, start, end) or _REFERENCE_BEFORE.search(text, max(0, start - 16), start):
+        return None
+    if described(text, start, end):
         return None
     if not kind_fits(role_kind, stated_kind(text, start, end), required):
         return None

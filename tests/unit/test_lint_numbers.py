@@ -272,3 +272,18 @@ def test_a_key_counts_in_code_or_when_written_as_code() -> None:
     assert pair(http, "Pass `timeout: 30000` to the HTTP client.") == []
     assert pair(http, "Pass `timeout=30` to the HTTP client.") == []
     assert pair(http, "Pass `timeout=45` to the HTTP client.") == ["http-timeout"]
+
+
+def test_a_number_described_or_judged_is_no_setting() -> None:
+    http = "Outbound HTTP calls have a 10 s timeout."
+    assert pair(http, "The HTTP client timeout used to be 60 s.") == []
+    assert pair(http, "HTTP calls to the vendor take about 20 s to answer.") == []
+    assert pair(http, "A 45 s timeout is too long for outbound HTTP calls.") == []
+    assert (
+        pair("Every CI job must finish within 30 minutes.", "CI jobs usually run 12 minutes.") == []
+    )
+    assert pair("The p99 latency budget is 300 ms.", "Our p99 latency is 120 ms today.") == []
+    # a bound stays a rule however it is phrased
+    assert pair(
+        "Every CI job must finish within 30 minutes.", "Every CI job takes at most 45 minutes."
+    ) == ["job-timeout"]
