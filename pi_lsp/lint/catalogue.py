@@ -48,7 +48,7 @@ UNITS: dict[str, tuple[str, float, tuple[str, ...]]] = {
     "min": ("duration", 60.0, ("m", "min", "mins", "minute", "minutes")),
     "h": ("duration", 3600.0, ("h", "hr", "hrs", "hour", "hours")),
     "d": ("duration", 86400.0, ("d", "day", "days")),
-    "wk": ("duration", 604800.0, ("week", "weeks")),
+    "wk": ("duration", 604800.0, ("wk", "week", "weeks")),
     "B": ("size", 1.0, ("b", "byte", "bytes")),
     "KB": ("size", 1024.0, ("kb", "kib", "ki", "k", "kilobytes", "kilobyte")),
     "MB": ("size", 1024.0**2, ("mb", "mib", "mi", "megabytes", "megabyte")),

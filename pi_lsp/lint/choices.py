@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.lint import conventions, versions, vocabulary
+from pi_lsp.lint import conventions, numbers, versions, vocabulary
 from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
@@ -825,12 +825,21 @@ def versions_exclude(a: Choice, b: Choice) -> bool:
     return versions.excludes(floor.value, pin.value)
 
 
+def bounds_exclude(a: Choice, b: Choice) -> bool:
+    """Whether a default and a bound of one numeric role exclude each other: the default
+    breaks the bound (a 60 s default against a 30 s maximum), see :mod:`.numbers`."""
+    dimension = vocabulary.current().by_name.get(a.dimension)
+    if dimension is None:
+        return False
+    return numbers.bound_excludes(dimension.kind, (a.value, a.group), (b.value, b.group))
+
+
 def contradicts(a: Choice, b: Choice) -> bool:
     """Whether two choices on one dimension cannot both be followed."""
     if a.dimension != b.dimension:
         return False
     if a.stance == "prefer" and b.stance == "prefer" and a.group != b.group:
-        return versions_exclude(a, b)
+        return versions_exclude(a, b) or bounds_exclude(a, b)
     if a.stance == "prefer" and b.stance == "prefer":
         return a.value != b.value and a.group == b.group
     if a.stance != b.stance:

@@ -248,6 +248,17 @@ def described(text: str, start: int, end: int) -> bool:
     return _DESCRIBED_AFTER.match(text, end) is not None
 
 
+#: the group of a number stated as the default in a maximum or minimum role
+DEFAULT_GROUP = "default"
+
+
+def kind_group(role_kind: str, stated: str | None) -> str:
+    """The group a number of a maximum or minimum role is in: ``"default"`` when it is
+    stated as the default ("requests default to a 10 s timeout"), which a bound of the same
+    subject does not contradict unless the default breaks it (:func:`bound_excludes`)."""
+    return DEFAULT_GROUP if stated == "default" and role_kind != "default" else ""
+
+
 def setting_value(
     text: str,
     number: tuple[int, int],
@@ -255,17 +266,45 @@ def setting_value(
     dimension: str,
     role_kind: str,
     required: bool,
-) -> str | None:
-    """The value a number found with its subject sets, or ``None`` when it sets nothing for a
-    role of ``role_kind``: one end of a range, a kind the role does not take, no number."""
+) -> tuple[str, str] | None:
+    """The value a number found with its subject sets and its :func:`kind_group`, or
+    ``None`` when it sets nothing for a role of ``role_kind``: one end of a range, a
+    reference ("step 4"), a description, a kind the role does not take, no number."""
     start, end = number
     if in_range(text, start, end) or _REFERENCE_BEFORE.search(text, max(0, start - 16), start):
         return None
     if described(text, start, end):
         return None
-    if not kind_fits(role_kind, stated_kind(text, start, end), required):
+    stated = stated_kind(text, start, end)
+    if not kind_fits(role_kind, stated, required):
         return None
-    return numeric_value(text[start:end], unit, dimension)
+    value = numeric_value(text[start:end], unit, dimension)
+    return None if value is None else (value, kind_group(role_kind, stated))
+
+
+def shown_amount(value: str) -> float | None:
+    """The base amount of a value as :func:`show` wrote it ("30 s", "10 MB", "50")."""
+    number, _, unit = value.partition(" ")
+    try:
+        amount_ = float(number)
+    except ValueError:
+        return None
+    if not unit:
+        return amount_
+    found = UNITS.get(unit)
+    return None if found is None else amount_ * found[1]
+
+
+def bound_excludes(role_kind: str, a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Whether two numbers of one subject, a default and a bound (value, group), exclude
+    each other: the default is above the maximum, or below the minimum."""
+    if {a[1], b[1]} != {DEFAULT_GROUP, ""} or role_kind not in ("maximum", "minimum"):
+        return False
+    default, bound = (a, b) if a[1] == DEFAULT_GROUP else (b, a)
+    low, high = shown_amount(default[0]), shown_amount(bound[0])
+    if low is None or high is None:
+        return False
+    return low > high if role_kind == "maximum" else low < high
 
 
 # --- heads and keys -------------------------------------------------------------------------
@@ -294,6 +333,8 @@ class Reading:
     end: int
     #: found as a configuration key's value (a setting by its form, counted in code)
     keyed: bool
+    #: see :func:`kind_group`
+    group: str = ""
 
 
 def _words_pattern(words: Iterable[str]) -> str:
@@ -440,7 +481,8 @@ class NumberReader:
                 unit = "b" if role.unit == "size" else "%"
             value = numeric_value(number, unit, role.unit)
             if value is not None:
-                out.append(Reading(role.name, value, match.start(), match.end(), True))
+                group = kind_group(role.kind, stated)
+                out.append(Reading(role.name, value, match.start(), match.end(), True, group))
         return out
 
     def _resolve(
@@ -494,11 +536,10 @@ class NumberReader:
             if found is None:
                 continue
             (start, end), unit = found
-            value = setting_value(text, (start, end), unit, role.unit, role.kind, role.stated_kind)
-            if value is not None:
-                out.append(
-                    Reading(role.name, value, min(start, head.start()), max(end, head.end()), False)
-                )
+            read = setting_value(text, (start, end), unit, role.unit, role.kind, role.stated_kind)
+            if read is not None:
+                span = (min(start, head.start()), max(end, head.end()))
+                out.append(Reading(role.name, read[0], *span, False, read[1]))
         return out
 
 

@@ -508,6 +508,7 @@ class Vocabulary:
                 for match in pattern.finditer(text):
                     if versioned and not versions.is_requirement(text, *match.span()):
                         continue
+                    group = spec.group
                     if spec.numeric:
                         read = numbers.setting_value(
                             text,
@@ -519,7 +520,7 @@ class Vocabulary:
                         )
                         if read is None:
                             continue
-                        value = read
+                        value, group = read
                     elif versioned and match.groups():  # "1.8.0" is shown "1.8"
                         value = spec.name.format(versions.normalise(match.group(1)))
                     elif match.groups():
@@ -532,7 +533,7 @@ class Vocabulary:
                             value,
                             match.start(),
                             match.end(),
-                            spec.group,
+                            group,
                             numeric=spec.numeric,
                             claim=spec.claim,
                         )
@@ -544,7 +545,7 @@ class Vocabulary:
                     reading.value,
                     reading.start,
                     reading.end,
-                    "",
+                    reading.group,
                     numeric=True,
                     claim=reading.keyed,
                 )

@@ -287,3 +287,13 @@ def test_a_number_described_or_judged_is_no_setting() -> None:
     assert pair(
         "Every CI job must finish within 30 minutes.", "Every CI job takes at most 45 minutes."
     ) == ["job-timeout"]
+
+
+def test_a_default_and_a_bound_of_one_subject_conflict_only_when_the_default_breaks_it() -> None:
+    bound = "Outbound HTTP calls time out after at most 60 s."
+    assert pair(bound, "HTTP requests default to a 30 s timeout.") == []
+    assert pair(bound, "HTTP requests default to a 90 s timeout.") == ["http-timeout"]
+    assert pair(bound, "Outbound HTTP calls time out after 90 s.") == ["http-timeout"]
+    floor = "Coverage must be at least 80%."
+    assert pair(floor, "The coverage threshold defaults to 90%.") == []
+    assert pair(floor, "The coverage threshold defaults to 60%.") == ["coverage-threshold"]
