@@ -150,7 +150,8 @@ _MINIMUM_BEFORE = (
 )
 _DEFAULT_BEFORE = r"\b(?:default(?:s|ed)?+|by\s++default)\b"
 _KIND_BEFORE = re.compile(
-    rf"(?P<maximum>{_MAXIMUM_BEFORE})|(?P<minimum>{_MINIMUM_BEFORE})|(?P<default>{_DEFAULT_BEFORE})",
+    rf"(?P<maximum>{_MAXIMUM_BEFORE}|\u2264|<=)|(?P<minimum>{_MINIMUM_BEFORE}|\u2265|>=)|"
+    rf"(?P<default>{_DEFAULT_BEFORE})",
     re.IGNORECASE,
 )
 _KIND_AFTER = re.compile(
@@ -214,7 +215,8 @@ def in_range(text: str, start: int, end: int) -> bool:
 _REFERENCE_BEFORE = re.compile(
     r"\b(?:steps?+|sections?+|chapters?+|parts?+|phases?+|items?+|rules?+|lines?+|pages?+|"
     r"issues?+|prs?+|versions?+|releases?+|v|no|number|figures?+|tables?+|appendix|levels?+|"
-    r"tiers?+|stages?+|options?+|python|node|java|go|ruby|php)\s{0,3}+[#.]?+\s{0,3}+$",
+    r"tiers?+|stages?+|options?+|python|node|java|go|ruby|php|on|status|codes?+|errors?+|"
+    r"http|ports?+)\s{0,3}+[#.]?+\s{0,3}+$",
     re.IGNORECASE,
 )
 

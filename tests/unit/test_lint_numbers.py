@@ -297,3 +297,10 @@ def test_a_default_and_a_bound_of_one_subject_conflict_only_when_the_default_bre
     floor = "Coverage must be at least 80%."
     assert pair(floor, "The coverage threshold defaults to 90%.") == []
     assert pair(floor, "The coverage threshold defaults to 60%.") == ["coverage-threshold"]
+
+
+def test_a_status_code_or_a_test_runner_s_key_is_no_request_retry() -> None:
+    assert picks("HTTP clients retry on 503 with backoff.") == set()
+    assert picks("Vitest runs with `retry: 2` for the e2e suite.") == set()
+    # a bound written as a sign states its kind: a minimum is no timeout
+    assert picks("Give CI jobs a generous timeout (>= 20 minutes).") == set()
