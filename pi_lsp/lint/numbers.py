@@ -166,6 +166,14 @@ _KIND_AFTER = re.compile(
 _KIND_REACH = 48
 
 
+def _words_before(text: str, start: int, reach: int) -> int:
+    """Where the words before ``start`` that qualify it begin: ``reach`` characters back,
+    or the start of its clause (after a ".", ";", line break or table cell) if nearer."""
+    window_start = max(0, start - reach)
+    cut = max(text.rfind(mark, window_start, start) for mark in (".", ";", "\n", "|"))
+    return max(window_start, cut + 1)
+
+
 def stated_kind(text: str, start: int, end: int) -> str | None:
     """The kind the words around a number state: ``maximum``, ``minimum``, ``default`` or
     ``None``. A qualifier right after the number ("3 retries max", "80% or more") wins over
@@ -173,10 +181,8 @@ def stated_kind(text: str, start: int, end: int) -> str | None:
     after = _KIND_AFTER.match(text, end)
     if after is not None:
         return after.lastgroup
-    window_start = max(0, start - _KIND_REACH)
-    cut = max(text.rfind(mark, window_start, start) for mark in (".", ";", "\n", "|"))
     kind: str | None = None
-    for match in _KIND_BEFORE.finditer(text, max(window_start, cut + 1), start):
+    for match in _KIND_BEFORE.finditer(text, _words_before(text, start, _KIND_REACH), start):
         kind = match.lastgroup
     return kind
 
@@ -243,9 +249,7 @@ _DESCRIBED_REACH = 40
 def described(text: str, start: int, end: int) -> bool:
     """Whether the number at ``start:end`` is described, not set (see
     :data:`_DESCRIBED_BEFORE`); the words before it are read back to the clause's start."""
-    window_start = max(0, start - _DESCRIBED_REACH)
-    cut = max(text.rfind(mark, window_start, start) for mark in (".", ";", "\n", "|"))
-    if _DESCRIBED_BEFORE.search(text, max(window_start, cut + 1), start):
+    if _DESCRIBED_BEFORE.search(text, _words_before(text, start, _DESCRIBED_REACH), start):
         return True
     return _DESCRIBED_AFTER.match(text, end) is not None
 
@@ -365,8 +369,14 @@ _KEY_UNITS = {
     "pct": "%",
     "percent": "%",
 }
-_KEY_KINDS = {"max": "maximum", "maximum": "maximum", "min": "minimum", "minimum": "minimum"}
-_KEY_KINDS["default"] = "default"
+#: the kind a key's first word states (`maxPageSize`, `min_approvals`, `defaultTimeout`)
+_KEY_KINDS = {
+    "max": "maximum",
+    "maximum": "maximum",
+    "min": "minimum",
+    "minimum": "minimum",
+    "default": "default",
+}
 #: a configuration setting in code: a key, "=" or ":", maybe a `timedelta(hours=` and a number
 #: with an optional unit suffix (`30s`, `10MB`, Go and Kubernetes style)
 _SETTING = re.compile(
@@ -385,8 +395,8 @@ _SPAN_UNITS = {"hours": "h", "minutes": "min", "seconds": "s", "days": "day"}
 
 
 def key_words(key: str) -> list[str]:
-    """A configuration key in words: `timeoutMs`, `TIMEOUT_MS`, `http.timeout-ms` all read
-    ``["timeout", "ms"]`` after their last dotted part's qualifiers."""
+    """A configuration key in words, whatever its case style: `timeoutMs`, `TIMEOUT_MS` and
+    `timeout-ms` all read ``["timeout", "ms"]``."""
     return [w.lower() for w in _HUMP.findall(key)]
 
 
