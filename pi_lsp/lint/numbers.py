@@ -229,11 +229,13 @@ _REFERENCE_BEFORE = re.compile(
 
 #: words that make a number a description, not a setting: a measurement ("usually
 #: finishes within 10 minutes", "takes about 8 s", "our p99 is 120 ms today"), the past ("the
-#: timeout used to be 60 s"), or a judgement of it ("a 30 s timeout is too long")
+#: timeout used to be 60 s"), a tool's own behaviour ("out of the box Sidekiq retries a job
+#: 25 times"), or a judgement of it ("a 30 s timeout is too long")
 _DESCRIBED_BEFORE = re.compile(
     r"\b(?:usually|typically|normally|generally|often|sometimes|about|around|roughly|"
     r"approximately|nearly|almost|on\s++average|used\s++to|was|were|"
-    r"previously|formerly|originally|had\s++been)\b|~",
+    r"previously|formerly|originally|had\s++been|out\s++of\s++the\s++box|ships\s++with|"
+    r"upstream)\b|~",
     re.IGNORECASE,
 )
 _DESCRIBED_AFTER = re.compile(
@@ -242,8 +244,8 @@ _DESCRIBED_AFTER = re.compile(
     r"aggressive|strict|lax))\b",
     re.IGNORECASE,
 )
-#: how far before a number the words that describe it are read
-_DESCRIBED_REACH = 40
+#: how far before a number the words that describe it are read (back to its clause's start)
+_DESCRIBED_REACH = 80
 
 
 def described(text: str, start: int, end: int) -> bool:

@@ -304,3 +304,14 @@ def test_a_status_code_or_a_test_runner_s_key_is_no_request_retry() -> None:
     assert picks("Vitest runs with `retry: 2` for the e2e suite.") == set()
     # a bound written as a sign states its kind: a minimum is no timeout
     assert picks("Give CI jobs a generous timeout (>= 20 minutes).") == set()
+
+
+def test_a_tool_s_own_default_is_a_fact_not_the_project_s_setting() -> None:
+    text = (
+        "- Queue jobs set `retry: 4` in their worker options.\n"
+        "- Out of the box the queue library retries a failed job 20 times, which is too many.\n"
+    )
+    assert find_conflicts([("AGENTS.md", text)]) == []
+    assert pair("Queue jobs retry at most 4 times.", "Failed jobs are retried 10 times.") == [
+        "job-retries"
+    ]
