@@ -45,13 +45,14 @@ KINDS: tuple[str, ...] = ("choice", "maximum", "minimum", "default", "floor")
 UNITS: dict[str, tuple[str, float, tuple[str, ...]]] = {
     "ms": ("duration", 0.001, ("ms", "msec", "millisecond", "milliseconds")),
     "s": ("duration", 1.0, ("s", "sec", "secs", "second", "seconds")),
-    "min": ("duration", 60.0, ("min", "mins", "minute", "minutes")),
+    "min": ("duration", 60.0, ("m", "min", "mins", "minute", "minutes")),
     "h": ("duration", 3600.0, ("h", "hr", "hrs", "hour", "hours")),
-    "d": ("duration", 86400.0, ("day", "days")),
+    "d": ("duration", 86400.0, ("d", "day", "days")),
+    "wk": ("duration", 604800.0, ("wk", "week", "weeks")),
     "B": ("size", 1.0, ("b", "byte", "bytes")),
-    "KB": ("size", 1024.0, ("kb", "kib", "k")),
-    "MB": ("size", 1024.0**2, ("mb", "mib", "megabytes", "megabyte")),
-    "GB": ("size", 1024.0**3, ("gb", "gib", "gigabytes", "gigabyte")),
+    "KB": ("size", 1024.0, ("kb", "kib", "ki", "k", "kilobytes", "kilobyte")),
+    "MB": ("size", 1024.0**2, ("mb", "mib", "mi", "megabytes", "megabyte")),
+    "GB": ("size", 1024.0**3, ("gb", "gib", "gi", "gigabytes", "gigabyte")),
     "%": ("percent", 1.0, ("%", "percent", "per cent")),
 }
 #: the base unit each unit dimension is shown in
@@ -76,6 +77,9 @@ _ROLE_KEYS = frozenset(
         "subjects",
         "unit",
         "unit_words",
+        "heads",
+        "about",
+        "stated_kind",
         "strict",
         "context",
         "unless",
@@ -150,9 +154,15 @@ class Role:
     subjects: tuple[str, ...] = ()
     unit: str = ""
     unit_words: tuple[str, ...] = ()
+    #: numeric roles named by a head noun and what it is about ("timeout" about "http",
+    #: "outbound"), and taking only numbers stated with the role's kind (:mod:`.numbers`)
+    heads: tuple[str, ...] = ()
+    about: tuple[str, ...] = ()
+    stated_kind: bool = False
     #: version roles: the words naming the product, the shape of its version number (a
     #: pattern without groups) and the configuration keys whose value is that version; read
-    #: as floors and pins by :mod:`.versions`
+    #: as floors and pins by :mod:`.versions` (numeric roles: the keys whose value is the
+    #: number, in words, read by :mod:`.numbers`)
     products: tuple[str, ...] = ()
     version: str = ""
     keys: tuple[str, ...] = ()
@@ -288,8 +298,9 @@ def parse_role(raw: object, where: str = "role") -> Role:
     unit = ""
     unit_words: tuple[str, ...] = ()
     values_raw = raw.get("values", [])
+    numbered = _numbered(where, raw)
     if kind in ("maximum", "minimum", "default"):
-        if not values_raw or "subjects" in raw:
+        if "subjects" in raw or not (values_raw or numbered[0] or numbered[2]):
             subjects = _strings(where, "subjects", raw.get("subjects"))
         unit = raw.get("unit", "count")
         if unit not in UNIT_DIMENSIONS:
@@ -301,7 +312,9 @@ def parse_role(raw: object, where: str = "role") -> Role:
     if not isinstance(values_raw, list):
         raise CatalogueError(f"{where}: 'values' must be a list")
     values = tuple(parse_value(where, v, raw) for v in values_raw)
-    products, version, keys = _version_keys(where, raw)
+    products, version, keys = _version_keys(where, raw) if not numbered[2] else ((), "", ())
+    heads, about, numeric_keys = numbered
+    keys = keys or numeric_keys
     seen: set[str] = set()
     for value in values:
         if value.name in seen:
@@ -319,10 +332,36 @@ def parse_role(raw: object, where: str = "role") -> Role:
         subjects=tuple(s.lower() for s in subjects),
         unit=unit,
         unit_words=unit_words,
+        heads=heads,
+        about=about,
+        stated_kind=_bool(where, "stated_kind", raw.get("stated_kind", False)),
         products=products,
         version=version,
         keys=keys,
     )
+
+
+def _numbered(
+    where: str, raw: Mapping[str, Any]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A numeric role's ``heads`` and ``about`` (both or neither) and its configuration
+    ``keys`` (see :mod:`.numbers`); all empty for other kinds."""
+    numeric = raw.get("kind") in ("maximum", "minimum", "default")
+    for key in ("heads", "about", "stated_kind"):
+        if key in raw and not numeric:
+            raise CatalogueError(f"{where}: '{key}' is for numeric roles")
+    if not numeric:
+        return (), (), ()
+    if ("heads" in raw) != ("about" in raw):
+        raise CatalogueError(f"{where}: 'heads' and 'about' go together")
+    heads = (
+        tuple(h.lower() for h in _strings(where, "heads", raw["heads"])) if "heads" in raw else ()
+    )
+    about = (
+        tuple(a.lower() for a in _strings(where, "about", raw["about"])) if "about" in raw else ()
+    )
+    keys = tuple(k for k in _strings(where, "keys", raw["keys"])) if "keys" in raw else ()
+    return heads, about, keys
 
 
 def _version_keys(
@@ -376,6 +415,9 @@ def merge(base: Catalogue, extra: Sequence[Role]) -> Catalogue:
             known.subjects + tuple(s for s in role.subjects if s not in known.subjects),
             known.unit,
             known.unit_words,
+            known.heads,
+            known.about + tuple(a for a in role.about if a not in known.about),
+            known.stated_kind,
             known.products,
             known.version,
             known.keys,

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.lint import conventions, cues, versions, vocabulary
+from pi_lsp.lint import conventions, cues, numbers, versions, vocabulary
 from pi_lsp.lint.scopes import names_own_folder
 from pi_lsp.lint.vocabulary import Dimension, ValueSpec
 
@@ -753,7 +753,11 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
             if _holds_subject(h, value_by) or _COPULA_FILL.fullmatch(masked, value_by, h.start)
         ]
     if by_preposition:
-        hits = [h for h in hits if h.claim or _by_preposition(h, masked) or _sent_to(h, masked)]
+        hits = [
+            h
+            for h in hits
+            if h.claim or h.numeric or _by_preposition(h, masked) or _sent_to(h, masked)
+        ]
 
     choices: list[Choice] = []
     previous: _Hit | None = None
@@ -1030,12 +1034,21 @@ def versions_exclude(a: Choice, b: Choice) -> bool:
     return versions.excludes(floor.value, pin.value)
 
 
+def bounds_exclude(a: Choice, b: Choice) -> bool:
+    """Whether a default and a bound of one numeric role exclude each other: the default
+    breaks the bound (a 60 s default against a 30 s maximum), see :mod:`.numbers`."""
+    dimension = vocabulary.current().by_name.get(a.dimension)
+    if dimension is None:
+        return False
+    return numbers.bound_excludes(dimension.kind, (a.value, a.group), (b.value, b.group))
+
+
 def contradicts(a: Choice, b: Choice) -> bool:
     """Whether two choices on one dimension cannot both be followed."""
     if a.dimension != b.dimension:
         return False
     if a.stance == "prefer" and b.stance == "prefer" and a.group != b.group:
-        return versions_exclude(a, b)
+        return versions_exclude(a, b) or bounds_exclude(a, b)
     if a.stance == "prefer" and b.stance == "prefer":
         return a.value != b.value and a.group == b.group
     if a.stance != b.stance:

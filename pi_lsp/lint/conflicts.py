@@ -47,14 +47,21 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from pi_lsp.lint import vocabulary
-from pi_lsp.lint.choices import Choice, contradicts, dimension_label, versions_exclude
+from pi_lsp.lint.choices import (
+    Choice,
+    bounds_exclude,
+    contradicts,
+    dimension_label,
+    versions_exclude,
+)
 from pi_lsp.lint.frames import FramePair, frame_pairs
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
+from pi_lsp.lint.numbers import DEFAULT_GROUP
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
@@ -361,20 +368,24 @@ class _ChoiceIndex:
         return min(found) if found else None
 
     def _excluding_versions(self, new: Choice, scope: Scope) -> list[int]:
-        """The first instructions whose version preference excludes ``new``'s: a floor above
-        a pin, in the other group of a version role (see :func:`versions_exclude`)."""
-        if new.group not in ("", FLOOR_GROUP):
-            return []
-        other = "" if new.group == FLOOR_GROUP else FLOOR_GROUP
+        """The first instructions whose preference in the paired group of ``new``'s excludes
+        it: a version floor above a pin (:func:`versions_exclude`), a numeric default that
+        breaks a bound (:func:`bounds_exclude`)."""
+        pairs: list[tuple[str, Callable[[Choice, Choice], bool]]] = []
+        if new.group in ("", FLOOR_GROUP):
+            pairs.append(("" if new.group == FLOOR_GROUP else FLOOR_GROUP, versions_exclude))
+        if new.group in ("", DEFAULT_GROUP):
+            pairs.append(("" if new.group == DEFAULT_GROUP else DEFAULT_GROUP, bounds_exclude))
         out: list[int] = []
-        for known, values in self._preferred.get((new.dimension, other), {}).items():
-            if not scopes_overlap(known, scope):
-                continue
-            for value, position in values.items():
-                old = Choice(new.dimension, value, "prefer", 0, 0, other)
-                if versions_exclude(new, old):
-                    out.append(position)
-                    break
+        for other, excludes in pairs:
+            for known, values in self._preferred.get((new.dimension, other), {}).items():
+                if not scopes_overlap(known, scope):
+                    continue
+                for value, position in values.items():
+                    old = Choice(new.dimension, value, "prefer", 0, 0, other)
+                    if excludes(new, old):
+                        out.append(position)
+                        break
         return out
 
     def add(self, position: int, choices: Sequence[Choice], instruction: Instruction) -> None:

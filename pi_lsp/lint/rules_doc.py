@@ -58,7 +58,10 @@ Python and vitest for TypeScript). Kinds:
 - *choice*: the values exclude each other;
 - *maximum*, *minimum*, *default*: a number with its unit for one subject ("HTTP timeout:
   30 s"); numbers are converted before they are compared (30000 ms is 30 s), and a number
-  for another subject is another role;
+  for another subject is another role. A subject is a phrase, a head noun with the words
+  saying what it is about ("timeout" about "http", "outbound"), or a configuration key
+  (`PAGE_SIZE = 50`); a stated kind ("at most", "at least", "defaults to") keeps a default
+  apart from a maximum, and a range ("between 10 and 30 s") sets nothing;
 - *floor*: a version floor of one runtime; two different floors conflict.
 
 A *command* implies the value it runs (`./gradlew` is Gradle), and so do the *files* and
@@ -89,8 +92,11 @@ def catalogue_section(catalogue: Catalogue | None = None) -> str:
     catalogue = catalogue or load_catalogue()
     rows = ["| role | kind | applies | values | commands, files |", "|---|---|---|---|---|"]
     for role in catalogue.roles:
-        if role.subjects:
-            values = f"a number ({role.unit}) for: " + ", ".join(role.subjects)
+        if role.numeric:
+            named = list(role.subjects)
+            if role.heads:
+                named.append(f"{'/'.join(role.heads[:3])} about {', '.join(role.about[:6])}")
+            values = f"a number ({role.unit}) for: " + ", ".join(named)
         else:
             groups: dict[str, list[str]] = {}
             for value in role.values:

@@ -22,9 +22,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Protocol
 
-from pi_lsp.lint import versions
+from pi_lsp.lint import numbers, versions
 from pi_lsp.lint.catalogue import (
-    BASE_UNIT,
     UNITS,
     Catalogue,
     CatalogueValue,
@@ -248,7 +247,9 @@ def _unit_alternation(words: Sequence[str]) -> str:
 
 
 def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
-    """Two patterns capturing (number, unit): subject first, or number first."""
+    """The patterns capturing (number, unit): subject first, or number first; for a count,
+    a label or copula naming the setting before a bare number, and a unit that is itself a
+    subject ("at most 4 workers")."""
     subjects = _unit_alternation(role.subjects)
     if role.unit == "count":
         words = role.unit_words
@@ -256,47 +257,33 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     else:
         spelled = [w for name, (dim, _, ws) in UNITS.items() if dim == role.unit for w in ws]
         unit = f"({_unit_alternation(spelled)})"
-    number = r"(?<![\w.,])(\d{1,9}(?:\.\d+)?)"
+    number = numbers.number_pattern(role.unit)
     space = r"\s?" if role.unit != "count" else r"\s+" if role.unit_words else ""
     after = r"(?![\w%])" if role.unit != "percent" else r"(?!\w)"
     first = rf"\b(?:{subjects})\b[^.;\d\n]{{0,40}}?{number}{space}{unit}{after}"
     if role.unit == "count" and not role.unit_words:
         return (_i(first),)
     second = rf"{number}{space}{unit}{after}[^.;\d\n]{{0,25}}?\b(?:{subjects})\b"
+    patterns = [_i(first), _i(second)]
+    counted = [w for w in role.unit_words if w in role.subjects]
+    if counted:
+        patterns.append(_i(rf"{number}\s++({_unit_alternation(counted)}){after}"))
     # a label that is a whole subject of two words or more names the unit itself, so its
     # value may be a bare number: "Requests per minute per API key: 100" (a settings table
     # row), "Pool size = 20"; a one-word subject ("PRs: 2") names a thing, not a setting
     named = [s for s in role.subjects if len(s.split()) > 1]
     if role.unit != "count" or not named:
-        return (_i(first), _i(second))
+        return tuple(patterns)
     label = (
         rf"^\W*+(?:(?:max(?:imum)?|min(?:imum)?|default)\s++)?(?:{_unit_alternation(named)})"
-        rf"\s*+[:=]\s*+{number}()\W*+$"
+        rf"\s*+(?:[:=]|\u2014|\u2013|--?)\s*+{number}()\W*+$"
     )
-    return (_i(first), _i(second), _i(label))
-
-
-def _format_number(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:g}"
-
-
-def numeric_value(number: str, unit: str, dimension: str) -> str:
-    """A number with its unit, shown in the largest unit that keeps it whole (30 s, 10 MB)."""
-    amount = float(number)
-    if dimension == "count":
-        return _format_number(amount)
-    unit = unit.lower()
-    factor = next(
-        (f for _, (dim, f, words) in UNITS.items() if dim == dimension and unit in words), 1.0
+    # and so does a copula or preposition after it: "the default page size is 50"
+    stated = (
+        rf"\b(?:{_unit_alternation(named)})\s++(?:is|of|defaults\s++to|is\s++set\s++to|to|at)"
+        rf"\s++{number}()(?![\w%]|\.\d)"
     )
-    base = amount * factor
-    candidates = sorted(
-        ((f, name) for name, (dim, f, _) in UNITS.items() if dim == dimension), reverse=True
-    )
-    for f, name in candidates:
-        if base >= f and abs(base / f - round(base / f)) < 1e-9:
-            return f"{_format_number(round(base / f))} {name}"
-    return f"{_format_number(base)} {BASE_UNIT[dimension]}"
+    return (*patterns, _i(label), _i(stated))
 
 
 #: Words too common to index an alias by ("the fetch api" is found from "fetch").
@@ -407,8 +394,16 @@ class Vocabulary:
                     if alias is not None:
                         self._aliases.setdefault(alias.words[alias.anchor], []).append(alias)
         self.dimensions = tuple(dimensions)
-        self.patterns = tuple(patterns)
-        self._keys = frozenset(self._aliases) | frozenset(self._triggers) | frozenset(self._files)
+        #: numbers named by a head and what it is about, or by a configuration key
+        self._numbers = numbers.NumberReader(catalogue.roles)
+        self._stated_kind = frozenset(r.name for r in catalogue.roles if r.stated_kind)
+        self.patterns = tuple(patterns) + self._numbers.patterns
+        self._keys = (
+            frozenset(self._aliases)
+            | frozenset(self._triggers)
+            | frozenset(self._files)
+            | self._numbers.triggers
+        )
         self.by_name = {d.name: d for d in self.dimensions}
 
     def _trigger(self, word: str, spec: _Spec) -> None:
@@ -478,7 +473,8 @@ class Vocabulary:
         if len(low) != len(text):  # a letter whose lowercase is longer: keep offsets
             low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
         masked = text if masked is None or len(masked) != len(text) else masked
-        if self._keys.isdisjoint(_WORD.findall(low)):
+        words = frozenset(_WORD.findall(low))
+        if self._keys.isdisjoint(words) and not self._numbers.may_hold_setting(text):
             return []  # most clauses name no value: one C-level pass decides
         tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
         found: list[Found] = []
@@ -523,8 +519,19 @@ class Vocabulary:
                 for match in pattern.finditer(text):
                     if versioned and not versions.is_requirement(text, *match.span()):
                         continue
+                    group = spec.group
                     if spec.numeric:
-                        value = numeric_value(match.group(1), match.group(2), spec.unit)
+                        read = numbers.setting_value(
+                            text,
+                            match.span(1),
+                            match.group(2),
+                            spec.unit,
+                            spec.dimension.kind,
+                            spec.dimension.name in self._stated_kind,
+                        )
+                        if read is None:
+                            continue
+                        value, group = read
                     elif versioned and match.groups():  # "1.8.0" is shown "1.8"
                         value = spec.name.format(versions.normalise(match.group(1)))
                     elif match.groups():
@@ -537,11 +544,23 @@ class Vocabulary:
                             value,
                             match.start(),
                             match.end(),
-                            spec.group,
+                            group,
                             numeric=spec.numeric,
                             claim=spec.claim,
                         )
                     )
+        for reading in self._numbers.read(text, words, masked):
+            found.append(
+                Found(
+                    self.by_name[reading.role],
+                    reading.value,
+                    reading.start,
+                    reading.end,
+                    reading.group,
+                    numeric=True,
+                    claim=reading.keyed,
+                )
+            )
         found.sort(key=lambda h: (h.start, -h.end, not h.claim))  # a claim wins a tie
         # drop hits nested in an earlier, longer hit of the same dimension, and a name that
         # starts where a longer name of another dimension starts ("React" in "React Native")

@@ -9,7 +9,8 @@ import time
 from pi_lsp.lint.catalogue import load_catalogue, merge, parse_roles
 from pi_lsp.lint.choices import Choice, contradicts, read_choices
 from pi_lsp.lint.conflicts import find_conflicts
-from pi_lsp.lint.vocabulary import Vocabulary, current, numeric_value, using
+from pi_lsp.lint.numbers import numeric_value
+from pi_lsp.lint.vocabulary import Vocabulary, current, using
 from tests.clauses import masked_clause
 
 
