@@ -157,6 +157,23 @@ CONFLICTING = [
         "Visual regression runs on Percy.",
         ("Chromatic", "Percy"),
     ),
+    ("Use Strapi for content.", "Use Contentful for content.", ("Strapi", "Contentful")),
+    (
+        "Use Mergify for the merge queue.",
+        "Use the GitHub merge queue.",
+        ("Mergify", "GitHub merge queue"),
+    ),
+    (
+        "Use Kyverno for admission policies.",
+        "Use OPA Gatekeeper for admission policies.",
+        ("Kyverno", "OPA"),
+    ),
+    (
+        "Use gitleaks to scan for secrets.",
+        "Use TruffleHog to scan for secrets.",
+        ("gitleaks", "TruffleHog"),
+    ),
+    ("Use Langfuse for LLM traces.", "Use LangSmith for LLM traces.", ("Langfuse", "LangSmith")),
 ]
 
 
@@ -200,6 +217,9 @@ SILENT = [
     ("The spring release ships in April.", "Use Quarkus for services."),
     ("Keep the soda in the fridge.", "Use Great Expectations for data checks."),
     ("The bandit stole the show.", "Serve the app with Cowboy."),
+    ("Do a quick sanity check before you push.", "Use Contentful for content."),
+    ("Use Framer Motion for animations.", "Designs live in Figma."),
+    ("Drink some coffee with caffeine.", "Use Ehcache for in-process caching."),
 ]
 
 
