@@ -1,0 +1,282 @@
+"""The catalogue covers the whole stack: for a sample across ecosystems, two context files that
+choose different members of one role conflict, and members of different ecosystem groups, a
+member named as someone else's internals, in a path or a URL, or a member whose name is an
+ordinary word used in ordinary prose, stay silent. The sentences are made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.lint.catalogue import load_catalogue
+from pi_lsp.lint.conflicts import CONFLICT, find_conflicts
+from pi_lsp.resources.model import Finding
+
+ROOT = "/repo/AGENTS.md"
+PKG = "/repo/packages/app/AGENTS.md"
+
+
+def conflicts(root: str, pkg: str) -> list[Finding]:
+    chain = [(ROOT, root + "\n"), (PKG, pkg + "\n")]
+    return [f for f in find_conflicts(chain) if f.rule == CONFLICT]
+
+
+# (root sentence, package sentence, the two values the finding names)
+CONFLICTING = [
+    # PHP
+    ("Formatter: Laravel Pint", "PHP-CS-Fixer is the formatter.", ("Laravel Pint", "php-cs-fixer")),
+    (
+        "Run `vendor/bin/pint` before you push.",
+        "Format PHP with PHP_CodeSniffer.",
+        ("Laravel Pint", "PHP_CodeSniffer"),
+    ),
+    ("Use PHPStan for static analysis.", "Use Psalm for static analysis.", ("PHPStan", "Psalm")),
+    (
+        "Run `vendor/bin/pest` for the suite.",
+        "Run `vendor/bin/phpunit` for the suite.",
+        ("pest", "phpunit"),
+    ),
+    (
+        "Persist models with Eloquent.",
+        "Persist models with Doctrine ORM.",
+        ("Eloquent", "Doctrine ORM"),
+    ),
+    ("Render pages with Blade templates.", "Render pages with Twig.", ("Blade", "Twig")),
+    # Ruby
+    (
+        "Run the suite with `bin/rails test`.",
+        "Run the suite with `bundle exec rspec`.",
+        ("minitest", "rspec"),
+    ),
+    ("Use Kaminari for pagination.", "Use Pagy for pagination.", ("Kaminari", "Pagy")),
+    (
+        "Authorization goes through Pundit.",
+        "Authorization goes through Action Policy.",
+        ("Pundit", "Action Policy"),
+    ),
+    (
+        "Build test records with factory_bot.",
+        "Build test records with Rails fixtures.",
+        ("factory_bot", "Rails fixtures"),
+    ),
+    ("Type-check Ruby with Sorbet.", "Type-check Ruby with Steep.", ("Sorbet", "Steep")),
+    # JVM
+    ("Build with `./mvnw verify`.", "Build with `./gradlew check`.", ("Maven", "Gradle")),
+    ("Write Scala tests with ScalaTest.", "Write Scala tests with MUnit.", ("ScalaTest", "MUnit")),
+    ("Use circe for JSON.", "Use zio-json for JSON.", ("circe", "zio-json")),
+    ("Use MapStruct to map DTOs.", "Use ModelMapper to map DTOs.", ("MapStruct", "ModelMapper")),
+    ("Use AssertJ for assertions.", "Use Hamcrest for assertions.", ("AssertJ", "Hamcrest")),
+    # .NET
+    ("Mock dependencies with NSubstitute.", "Mock dependencies with Moq.", ("NSubstitute", "Moq")),
+    (
+        "Data access uses Dapper.",
+        "Data access uses Entity Framework Core.",
+        ("Dapper", "Entity Framework Core"),
+    ),
+    (
+        "Serialize with System.Text.Json.",
+        "Serialize with Newtonsoft.Json.",
+        ("System.Text.Json", "Newtonsoft.Json"),
+    ),
+    (
+        "Validate requests with FluentValidation.",
+        "Validate requests with DataAnnotations.",
+        ("FluentValidation", "DataAnnotations"),
+    ),
+    # Swift / iOS, Android, Flutter
+    (
+        "Write new tests with Swift Testing.",
+        "Write new tests with XCTest.",
+        ("Swift Testing", "XCTest"),
+    ),
+    (
+        "Install pods with `pod install`.",
+        "Add packages through Swift Package Manager.",
+        ("CocoaPods", "Swift Package Manager"),
+    ),
+    (
+        "Use Alamofire for networking.",
+        "Use URLSession for networking.",
+        ("Alamofire", "URLSession"),
+    ),
+    (
+        "Generate the Xcode project with Tuist.",
+        "Generate the Xcode project with XcodeGen.",
+        ("Tuist", "XcodeGen"),
+    ),
+    ("Ship store builds with fastlane.", "Ship store builds with EAS Build.", ("fastlane", "EAS")),
+    ("Load images with Coil.", "Load images with Glide.", ("Coil", "Glide")),
+    (
+        "Use Riverpod for state management.",
+        "Use flutter_bloc for state management.",
+        ("Riverpod", "Bloc"),
+    ),
+    (
+        "Route screens with go_router.",
+        "Route screens with auto_route.",
+        ("go_router", "auto_route"),
+    ),
+    # Haskell, C/C++, Elixir, Rust, Go, Python, JS
+    ("Build with `stack build`.", "Build with `cabal build`.", ("Stack", "Cabal")),
+    ("Format Haskell with Ormolu.", "Format Haskell with Fourmolu.", ("Ormolu", "Fourmolu")),
+    ("Format C++ with clang-format.", "Format C++ with astyle.", ("clang-format", "astyle")),
+    ("Dependencies come from vcpkg.", "Dependencies come from Conan.", ("vcpkg", "Conan")),
+    ("Parse JSON with nlohmann/json.", "Parse JSON with simdjson.", ("nlohmann/json", "simdjson")),
+    ("Use HTTPoison for outbound HTTP.", "Use Tesla for outbound HTTP.", ("HTTPoison", "Tesla")),
+    ("Format Go code with gofmt.", "Format Go code with gofumpt.", ("gofmt", "gofumpt")),
+    (
+        "Use respx to stub HTTP in tests.",
+        "Use pytest-httpx to stub HTTP in tests.",
+        ("respx", "pytest-httpx"),
+    ),
+    ("Use neverthrow for errors.", "Use ts-results for errors.", ("neverthrow", "ts-results")),
+    # infrastructure, data, services
+    (
+        "Apply changes with `tofu apply`.",
+        "Apply changes with `terraform apply`.",
+        ("OpenTofu", "Terraform"),
+    ),
+    ("Use dbt for transformations.", "Use SQLMesh for transformations.", ("dbt", "SQLMesh")),
+    ("Serve the model with vLLM.", "Serve the model with Ollama.", ("vLLM", "Ollama")),
+    (
+        "Send transactional email through MailerSend.",
+        "Send transactional email through Postmark.",
+        ("MailerSend", "Postmark"),
+    ),
+    (
+        "Background jobs run on Solid Queue.",
+        "Background jobs run on Sidekiq.",
+        ("Solid Queue", "Sidekiq"),
+    ),
+    (
+        "Push notifications go through OneSignal.",
+        "Push notifications go through Firebase Cloud Messaging.",
+        ("OneSignal", "Firebase Cloud Messaging"),
+    ),
+    (
+        "Visual regression runs on Chromatic.",
+        "Visual regression runs on Percy.",
+        ("Chromatic", "Percy"),
+    ),
+    ("Use Strapi for content.", "Use Contentful for content.", ("Strapi", "Contentful")),
+    (
+        "Use Mergify for the merge queue.",
+        "Use the GitHub merge queue.",
+        ("Mergify", "GitHub merge queue"),
+    ),
+    (
+        "Use Kyverno for admission policies.",
+        "Use OPA Gatekeeper for admission policies.",
+        ("Kyverno", "OPA"),
+    ),
+    (
+        "Use gitleaks to scan for secrets.",
+        "Use TruffleHog to scan for secrets.",
+        ("gitleaks", "TruffleHog"),
+    ),
+    ("Use Langfuse for LLM traces.", "Use LangSmith for LLM traces.", ("Langfuse", "LangSmith")),
+]
+
+
+@pytest.mark.parametrize(("root", "pkg", "values"), CONFLICTING, ids=[c[2][0] for c in CONFLICTING])
+def test_two_members_of_one_role_conflict(root: str, pkg: str, values: tuple[str, str]) -> None:
+    found = conflicts(root, pkg)
+    assert found, (root, pkg)
+    message = found[0].message.lower()
+    for value in values:
+        assert value.lower() in message, (value, found[0].message)
+
+
+SILENT = [
+    # members of different ecosystem groups coexist
+    ("Format Python with black.", "Format Rust code with rustfmt."),
+    ("Write mocks with Moq.", "Write mocks with MockK."),
+    ("Render views with Twig.", "Render views with Thymeleaf."),
+    ("Use Riverpod for state management.", "Use Zustand for state management."),
+    ("Use Guzzle for outbound HTTP.", "Use Faraday for outbound HTTP."),
+    ("Write Haskell tests with Hspec.", "Write Elixir tests with ExUnit."),
+    # a member named as a dependency's internals
+    (
+        "The vendored payments SDK uses Guzzle internally; leave it alone.",
+        "Use Symfony HttpClient for outbound HTTP.",
+    ),
+    (
+        "The upstream chart bundles Kustomize overlays of its own; do not edit them.",
+        "Render manifests with Helm.",
+    ),
+    # a member inside a path or a URL
+    ("See docs/pint/README.md for the house style.", "Format PHP code with PHP-CS-Fixer."),
+    ("The guide lives at https://example.com/twig/guide.html.", "Render views with Blade."),
+    # an ordinary word that is also a member's name, in ordinary prose
+    ("We have a pint together after each release.", "Format PHP code with PHP-CS-Fixer."),
+    ("Keep the blue banner at the top of the page.", "Format Python with black."),
+    ("Hand me the tape measure before the demo.", "Write tests with Jest."),
+    ("Add a tasty example to the README.", "Write tests with Hspec."),
+    ("Our mascot is a falcon.", "Serve the app with Puma."),
+    ("Pest control visits on Monday.", "Write tests with PHPUnit."),
+    ("Snowflake IDs are 64-bit integers.", "The warehouse is BigQuery."),
+    ("The spring release ships in April.", "Use Quarkus for services."),
+    ("Keep the soda in the fridge.", "Use Great Expectations for data checks."),
+    ("The bandit stole the show.", "Serve the app with Cowboy."),
+    ("Do a quick sanity check before you push.", "Use Contentful for content."),
+    ("Use Framer Motion for animations.", "Designs live in Figma."),
+    ("Drink some coffee with caffeine.", "Use Ehcache for in-process caching."),
+]
+
+
+@pytest.mark.parametrize(("root", "pkg"), SILENT)
+def test_coexisting_or_ordinary_mentions_stay_silent(root: str, pkg: str) -> None:
+    assert conflicts(root, pkg) == []
+
+
+def test_the_sweep_reaches_every_ecosystem() -> None:
+    """Each ecosystem the sweep covered has roles and members of its own group."""
+    groups = {v.group for role in load_catalogue().roles for v in role.values}
+    for group in (
+        "php",
+        "ruby",
+        "jvm",
+        "scala",
+        "dotnet",
+        "swift",
+        "ios",
+        "android",
+        "dart",
+        "haskell",
+        "cpp",
+        "elixir",
+        "rust",
+        "go",
+        "python",
+        "js",
+        "zig",
+        "data",
+        "ml",
+    ):
+        assert group in groups, group
+
+
+def test_roles_the_sweep_added_are_present() -> None:
+    roles = load_catalogue().by_name
+    for name in (
+        "php-static-analyzer",
+        "orm-php",
+        "orm-dotnet",
+        "template-engine",
+        "http-client-php",
+        "http-client-ruby",
+        "http-client-dotnet",
+        "http-client-elixir",
+        "http-client-dart",
+        "http-client-swift",
+        "cpp-package-manager",
+        "haskell-build-tool",
+        "mobile-release-tool",
+        "mobile-local-db",
+        "image-loading",
+        "data-warehouse",
+        "data-transformation",
+        "model-serving",
+        "assertion-library",
+        "http-mocking",
+    ):
+        assert name in roles, name
