@@ -32,7 +32,8 @@ _FLOOR_AFTER = (
 )
 _FLOOR_BEFORE = (
     r"\b(?:at\s++least|no\s++(?:older|lower|earlier)\s++than|not\s++(?:older|lower|earlier)"
-    r"\s++than|minimum(?:\s++of)?|min\.?|(?:newer|later)\s++than\s++or\s++equal\s++to)\s++"
+    r"\s++than|minimum(?:\s++of)?|min\.?|(?:newer|later)\s++than\s++or\s++equal\s++to|"
+    r"requires|required:?|needs)\s++"
 )
 #: marks and emphasis that may stand around a version in a clause ("Terraform **1.5.7**")
 _MARKS = r"[*_`\"'\x1a]{0,3}"
@@ -52,7 +53,8 @@ def constraint_patterns(
     """The patterns reading a floor or a pin of one product, as ``(form, pattern)``; ``form``
     is ``"floor"`` or ``"pin"`` and each pattern captures the version (``version``, a pattern
     without groups). Every repetition is possessive or bounded, so each is linear."""
-    name = rf"(?<![\w.-])(?:{_alternation(products)})(?![\w-])"
+    # a digit may follow the product at once ("C++20", "net8.0", "python3.12")
+    name = rf"(?<![\w.-])(?:{_alternation(products)})(?![a-z_-])"
     ver = rf"v?({version})(?:\.x)?(?![\d])"
     # "22.11.1" is read as the captured prefix, the rest of its parts skipped
     tail = r"(?:\.\d++)*+"
@@ -82,6 +84,13 @@ def constraint_patterns(
         ),
         # exactly Terraform 1.5.7, only Python 3.12
         ("pin", rf"\b(?:exactly|only)\s++{_MARKS}{name}\s*+{_MARKS}{ver}"),
+        # stay on Terraform 1.5.7, keep this module on Go 1.21, targets net8.0
+        (
+            "pin",
+            rf"\b(?:stays?|remains?|keep\s++(?:it|this\s++\w++|them)\s++)\s*+on\s++{_MARKS}{name}"
+            rf"\s*+{_MARKS}{ver}",
+        ),
+        ("pin", rf"\btargets?\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}(?![\w.])"),
         # pinned to Terraform 1.5.7, pin Node to 20
         (
             "pin",
@@ -151,6 +160,11 @@ _DESCRIBED_AFTER = re.compile(
     r"changelog|notes|compat(?:ibility)?|support|users?|wheels?|binaries|types?|stubs?)\b",
     re.IGNORECASE,
 )
+#: "on" after a verb of staying states a pin, not a condition ("stay on", "keep it on")
+_STAY_BEFORE = re.compile(
+    r"\b(?:stays?|remains?|keep\s++(?:it|this\s++\w++|them))\s++on\s++[*_`\"'\x1a]{0,3}$",
+    re.IGNORECASE,
+)
 #: how far before a version :func:`is_requirement` looks for a condition word
 _BEFORE_WINDOW = 24
 
@@ -159,6 +173,8 @@ def is_requirement(text: str, start: int, end: int) -> bool:
     """Whether the version found at ``text[start:end]`` states what the project requires,
     not a condition ("on Python 3.13+ use …") or a description of something else ("Python
     >=3.12 style hints", "may use 1.8 features")."""
-    if _CONDITION_BEFORE.search(text, max(0, start - _BEFORE_WINDOW), start):
+    if _CONDITION_BEFORE.search(
+        text, max(0, start - _BEFORE_WINDOW), start
+    ) and not _STAY_BEFORE.search(text, max(0, start - 2 * _BEFORE_WINDOW), start):
         return False
     return _DESCRIBED_AFTER.match(text, end) is None

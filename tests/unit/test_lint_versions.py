@@ -134,3 +134,48 @@ def test_two_floors_of_one_product_conflict_and_equal_floors_do_not() -> None:
 
 def test_floors_of_different_products_never_meet() -> None:
     assert conflict_dimensions("PHP 8.2 or newer.", "Node 22 or newer.") == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        ("Deno 2.x or newer for every tool script.", "Deno 2+"),
+        ("We need at least Zig 0.13 to build.", "Zig 0.13+"),
+        ("C++20 or later across the engine.", "C++20+"),
+        ("Compile with -std=c++17 or newer.", "C++17+"),
+        ("Elixir ~> 1.16 for all umbrella apps.", "Elixir 1.16+"),
+        ("minSdk 26 or higher for the app module.", "Android API 26+"),
+        ("ansible-core 2.16+ on every controller.", "ansible-core 2.16+"),
+        ("Swift 5.9 or newer for the packages.", "Swift 5.9+"),
+        ("The service requires Node 20.", "Node.js 20+"),
+        ("Scala 3.3 exactly.", "Scala 3.3"),
+        ("Stay on Terraform 1.5.7.", "Terraform 1.5.7"),
+    ],
+)
+def test_forms_of_more_runtimes_and_platforms_are_read(clause: str, value: str) -> None:
+    assert value in picks(clause)
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "Node 20 reached end of life last year.",
+        "It works on 18 but we develop on Node 20.",
+        "Zig 0.12 shipped a new build system last spring.",
+    ],
+)
+def test_a_runtime_mentioned_in_narrative_is_no_constraint(clause: str) -> None:
+    assert picks(clause) == set()
+
+
+def test_a_pin_kept_below_a_root_floor_conflicts() -> None:
+    root = "- Terraform >= 1.6 is required in every module."
+    child = "- Keep this module on Terraform 1.5.7 exactly. Don't upgrade it."
+    assert "terraform-version" in conflict_dimensions(root, child)
+    assert conflict_dimensions(root, "- This module stays on Terraform 1.8.") == []
+
+
+def test_two_floors_of_a_new_platform_conflict() -> None:
+    root = "- C++17 or newer in every library."
+    assert conflict_dimensions(root, "- This library needs C++20 at minimum.") == ["cpp-standard"]
+    assert conflict_dimensions("- minSdk 26 or higher everywhere.", "- Zig 0.13+ here.") == []
