@@ -542,14 +542,28 @@ def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> 
     for pair in frame_pairs([p.instruction for p in placed]):
         key = (placed[pair.later_index].order, placed[pair.earlier_index].order)
         later, earlier = placed[pair.later_index], placed[pair.earlier_index]
-        if (
-            pair.confident
-            and key not in paired
-            and _share_scope(later.instruction, earlier.instruction)
-        ):
+        if pair.confident and key not in paired and _frames_share_scope(pair):
             findings.append(_polarity_finding(later, earlier, pair))
             paired.add(key)
     return findings
+
+
+def _frames_share_scope(pair: FramePair) -> bool:
+    """:func:`_share_scope` for a frame pair, where a precondition on the side that does the
+    action does not keep it from an unconditional prohibition ("never touch the schema" /
+    "when a feature needs a column, run the migration": the prohibition holds then too)."""
+    later, earlier = pair.later, pair.earlier
+    if _share_scope(later, earlier):
+        return True
+    if pair.later_frame.positive:
+        doing, other, frame = later, earlier, pair.later_frame
+    else:
+        doing, other, frame = earlier, later, pair.earlier_frame
+    return (
+        frame.precondition
+        and not other.scope.conditional
+        and declined_reason(doing.scope, other.scope) == "conditional"
+    )
 
 
 def polarity_candidates(

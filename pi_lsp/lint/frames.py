@@ -81,6 +81,13 @@ class Frame:
     #: a permission or requirement that says it needs no approval ("feel free to …",
     #: "… without asking")
     unasked: bool = False
+    #: for a frame of the *land* class, the verb that lands ("commit", "push", "merge"):
+    #: "leave committing to the human" forbids committing to any branch
+    via: str = ""
+    #: ``conditional``, and the condition names no place, request or approval ("once the
+    #: checks pass", "when it saves real work"): an unconditional prohibition forbids the
+    #: action under it too
+    precondition: bool = False
 
     def __post_init__(self) -> None:
         if not self.modality:
@@ -262,6 +269,14 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "husky hook",
         "pre-commit",
         "`pre-commit`",
+        "husky",
+        "husky hooks",
+        "lefthook",
+        "`husky`",
+        "`lefthook`",
+        "commit-msg hook",
+        "`lint-staged`",
+        "lint-staged",
     ),
     "network": (
         "network",
@@ -279,7 +294,14 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "external request",
         "api call",
     ),
-    "migration": ("migration", "database migration", "db migration", "schema migration"),
+    "migration": (
+        "migration",
+        "database migration",
+        "db migration",
+        "schema migration",
+        "migration file",
+        "migration script",
+    ),
     "schema": ("schema", "database schema", "db schema"),
     "remote": ("remote", "origin", "upstream", "remote repository"),
     "env-var": ("env var", "environment variable"),
@@ -369,6 +391,57 @@ def _action_table() -> dict[tuple[str, str], _Action]:
     return table
 
 
+#: files that list a project's dependencies: "add a gem to the `Gemfile`" adds a gem
+_MANIFESTS = frozenset(
+    {
+        "package.json",
+        "cargo.toml",
+        "pyproject.toml",
+        "requirements.txt",
+        "requirements-dev.txt",
+        "setup.py",
+        "setup.cfg",
+        "pipfile",
+        "gemfile",
+        "go.mod",
+        "build.gradle",
+        "build.gradle.kts",
+        "pom.xml",
+        "composer.json",
+        "package.swift",
+        "podfile",
+        "mix.exs",
+        "pubspec.yaml",
+        "deno.json",
+        "libs.versions.toml",
+        "directory.packages.props",
+    }
+)
+_MANIFEST_WORDS = ("manifest", "gemfile", "podfile", "pipfile")
+
+
+@lru_cache(maxsize=1)
+def _action_neutrals() -> dict[tuple[str, str], frozenset[str]]:
+    """(action, object) -> the qualifier words that never narrow it (its table's modifiers
+    that never narrow it, and for "add dependency" the manifests it is added to)."""
+    out: dict[tuple[str, str], frozenset[str]] = {}
+    for _, _, verb, obj, neutral, _ in _ACTIONS:
+        out[(verb, obj)] = out.get((verb, obj), frozenset()) | {lemma(w) for w in neutral}
+    manifests = {lemma(w) for w in _MANIFEST_WORDS}
+    out[("add", "dependency")] = out.get(("add", "dependency"), frozenset()) | manifests
+    return out
+
+
+def _neutral(action: str, obj: str, word: str) -> bool:
+    """Whether a qualifier ``word`` never narrows the action ("`apps/web/package.json`" for
+    adding a dependency, "external" for network access)."""
+    if word.startswith("`"):
+        return (action, obj) == ("add", "dependency") and (
+            word.strip("`").rsplit("/", 1)[-1] in _MANIFESTS
+        )
+    return word in _action_neutrals().get((action, obj), frozenset())
+
+
 def _command(verb: str, code: str) -> tuple[str, str] | None:
     """The action an inline command names (with the verb that runs it), if any."""
     text = f"{verb} {code.strip('`')}"
@@ -401,6 +474,35 @@ def _action(verb: str, head: str, kinds: frozenset[str]) -> tuple[str, str, froz
         return verb, head, kinds
     action, obj, dropped, _ = found
     return action, obj, kinds - dropped
+
+
+#: what a context file may sit in: "to this service" or "in this app" names its own place
+_CONTAINER_WORDS = (
+    "package",
+    "service",
+    "app",
+    "application",
+    "folder",
+    "directory",
+    "dir",
+    "module",
+    "repository",
+    "project",
+    "crate",
+    "workspace",
+    "codebase",
+    "subproject",
+    "engine",
+    "site",
+    "plugin",
+    "library",
+)
+
+
+@lru_cache(maxsize=1)
+def _containers() -> frozenset[str]:
+    _, nouns = _tables()
+    return frozenset(nouns.get((lemma(w),), lemma(w)) for w in _CONTAINER_WORDS)
 
 
 #: nouns that name a part of what they sit in ("every function in generated files")
@@ -497,6 +599,9 @@ _ADVERB_WORDS = frozenset(
         "afterward",
         "now",
         "sometimes",
+        "together",
+        "online",
+        "offline",
     }
 )
 _NOT_ADVERBS = frozenset({"apply", "reply", "supply", "fly", "rely", "family", "assembly"})
@@ -707,6 +812,9 @@ class _Phrase:
 
     head: str
     modifiers: list[str]
+    #: named with "this" / "these" ("to this service", "in this package"): the place the
+    #: context file itself applies to
+    here: bool = False
 
 
 def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
@@ -715,12 +823,15 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
     phrases: list[tuple[str, _Phrase]] = []
     role = ""
     current: list[str] = []
+    here = False
     k = 0
 
     def close() -> None:
+        nonlocal here
         if current:
-            phrases.append((role, _Phrase(current[-1], current[:-1])))
+            phrases.append((role, _Phrase(current[-1], current[:-1], here)))
         current.clear()
+        here = False
 
     while k < len(words):
         word = words[k]
@@ -745,7 +856,12 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             close()
             k += 1
             continue
+        if word == "included" and current:
+            current.clear()  # "…, docs included": what the rule covers too, not a narrowing
+            k += 1
+            continue
         if word in _NEUTRAL or word == "not":
+            here = here or (word in ("this", "these") and not current)
             k += 1
             continue
         name, size = _noun(words, k)
@@ -1139,8 +1255,17 @@ def _comma_clauses(words: list[str]) -> list[list[str]]:
         if word in (",", "but") and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
             pieces.append([])  # "…, always open a PR instead", "commit freely but never push"
             continue
+        if word == "and" and piece and _marked(words, k + 1):
+            pieces.append([])  # "don't create migration files and don't run `db:migrate`"
+            continue
         piece.append(word)
     return pieces
+
+
+def _marked(words: Sequence[str], at: int) -> bool:
+    """Whether an always/never marker opens ``words[at:]`` ("and never …", "and don't …")."""
+    following = words[at : at + 2]
+    return following[:1] in (["never"], ["always"], ["must"]) or following == ["do", "not"]
 
 
 def _canonical(words: Sequence[str]) -> list[str]:
@@ -1172,8 +1297,38 @@ def _clause_frames(words: list[str]) -> list[Frame]:
             start += 1
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
-        frames += [_gated(frame, gate) for frame in _main_frames(main, outer, conditional)]
+        pre = conditional and _precondition(outer)
+        for frame in _main_frames(main, outer, conditional):
+            frame = _gated(frame, gate)
+            frames.append(replace(frame, precondition=True) if pre else frame)
     return frames
+
+
+#: words of a condition that make it more than a precondition of the action: a place ("when
+#: working in `docs/`", "for the docs site"), a request or an approval ("if the user asks")
+_NOT_PRECONDITION = frozenset(
+    {"in", "inside", "within", "under", "for", "on", "across", "at", "during", "outside"}
+    | {"ask", "asks", "asked", "request", "requests", "requested", "tell", "tells", "told"}
+    | {"say", "says", "said", "want", "wants", "instruct", "instructs", "instructed"}
+    | {"approve", "approves", "approved", "prompt", "prompted", "agree", "agrees", "agreed"}
+    | {"okay", "ok", "otherwise", "explicitly", "permitted", "allowed"}
+)
+
+
+def _precondition(words: Sequence[str]) -> bool:
+    """Whether a condition's ``words`` only say when the action is due ("once `pnpm check`
+    passes", "if the schema changes", "when it saves real work"), not where it applies nor
+    that someone must ask for it: no place word, no path, no request, no approval."""
+    for word in words:
+        if word in _NOT_PRECONDITION or word in _APPROVAL or word in _REQUEST_VERBS:
+            return False
+        if word.startswith("`") and ("/" in word or _FILE_NAME.search(word) is not None):
+            return False
+    return bool(words)
+
+
+#: a file name's extension at the end of a code span ("`setup.cfg`", "`src/app.ts`")
+_FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,7}+`$")
 
 
 #: words that open an approval phrase: "without" says none is needed, the others that one is
@@ -1313,7 +1468,14 @@ def _gated(frame: Frame, gate: str) -> Frame:
     return frame
 
 
-def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
+#: verb phrases read from one clause joined by "and" / "then" ("generate the migration and
+#: run it")
+_MAX_PHRASES = 3
+
+
+def _main_frames(
+    words: list[str], outer: list[str], conditional: bool, depth: int = 0
+) -> list[Frame]:
     if not words:
         return []
     reading = _lead(words, 0)
@@ -1375,6 +1537,15 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
             continue
         break
     after = rest[k:]
+    more: list[Frame] = []
+    cut = _next_phrase(after) if reading.positive and depth < _MAX_PHRASES else None
+    if cut is not None:
+        # "generate the migration and run `db:migrate`": the second verb phrase is asked for
+        # (or allowed) as the first one is
+        tail = _main_frames(after[cut:], outer, conditional, depth + 1)
+        more = [replace(f, modality=reading.modality or f.modality) for f in tail]
+        more = [replace(f, unasked=reading.unasked) if reading.unasked else f for f in more]
+        after = after[: cut - 1]
     if reading.passive:
         head, modifiers = _head(subject)
         if not head:
@@ -1394,7 +1565,20 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
         frame
         for verb in list(dict.fromkeys(verbs))[:_MAX_EACH]
         for frame in _frames(mode, verb, phrases, quals, conditional, scope)
-    ]
+    ] + more
+
+
+def _next_phrase(words: Sequence[str]) -> int | None:
+    """Where a second verb phrase starts in the words after a verb ("the migration and run
+    it", "your branch, then open a PR"), as :func:`_noun_phrases` ends the first one."""
+    for k, word in enumerate(words):
+        if k and word in _RELATIVE:
+            return None
+        if word == "to" and k + 1 < len(words) and _purpose(words, k + 1):
+            return None
+        if k and word in ("and", "then") and _next_verb(words, k + 1):
+            return k + 1
+    return None
 
 
 def _compound_object(words: list[str]) -> _Phrase | None:
@@ -1435,7 +1619,18 @@ _NOT_VERBS = frozenset(
     {"need", "have", "be", "get", "do", "let", "go", "not", "no", "and", "or", "a", "the"}
 )
 #: qualifier words that do not narrow a rule
-_DROPPED_WORDS = ("directly", "direct", "straight", "ever", "just", "also", "really", "simply")
+_DROPPED_WORDS = (
+    "directly",
+    "direct",
+    "straight",
+    "ever",
+    "just",
+    "also",
+    "really",
+    "simply",
+    "here",  # where the file applies, said again
+    "together",
+)
 
 
 @lru_cache(maxsize=1)
@@ -1464,6 +1659,7 @@ def _frames(
     scope: frozenset[str] = frozenset(),
 ) -> list[Frame]:
     positive, modality, unasked = mode
+    via = ""
     quals = set(qualifiers)
     places = set(scope)
     if verb == "add" and phrases and phrases[0][0] == "" and phrases[0][1].head == "comment":
@@ -1481,7 +1677,7 @@ def _frames(
         targets = [p for r, p in phrases if r in ("to", "on")]
         if targets:
             # "push your commits to main" lands on main: the payload does not narrow it
-            verb = "land"
+            via, verb = verb, "land"
             objects = targets[:1]
             others = [(r, p) for r, p in phrases if p is not targets[0] and p.head not in _PAYLOAD]
     if not objects:
@@ -1510,6 +1706,8 @@ def _frames(
             objects = [_Phrase("", [])]
             others = [(r, p) for r, p in phrases if r != ""]
     for role, phrase in others:
+        if phrase.here and phrase.head in _containers():
+            continue  # "in this package": where the file applies, said again
         quals.update(_flat(phrase))
         if role in _PLACES and phrase.head not in _not_places():
             places.update(_flat(phrase))
@@ -1531,6 +1729,7 @@ def _frames(
         extra -= kinds
         where = frozenset(places & extra)
         action, obj, kinds = _action(verb, head, kinds)
+        extra = {q for q in extra if not _neutral(action, obj, q)}
         out.append(
             Frame(
                 positive,
@@ -1542,6 +1741,7 @@ def _frames(
                 where,
                 modality,
                 unasked,
+                via,
             )
         )
     return out
@@ -1594,34 +1794,59 @@ class FramePair:
 _PER_KEY = 8
 
 
-def _reason(a: Frame, b: Frame) -> str | None:
+def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | None:
     """None for a confident match, else why not. The positive side may be narrower than the
     negative one ("never push to main" / "always push to main on Fridays": what it asks for
     is still forbidden), not wider ("never edit generated files by hand" / "always edit
     generated files": they can be edited another way)."""
     reasons: list[str] = []
-    if a.verb != b.verb:
+    negative, positive = (b, a) if a.positive else (a, b)
+    covered = _covers(negative, positive)
+    if a.object != b.object and not covered:
+        reasons.append(f"different objects: \u201c{a.object}\u201d / \u201c{b.object}\u201d")
+    if a.verb != b.verb and not covered:
         reasons.append(f"different actions on \u201c{a.object}\u201d: {a.verb} / {b.verb}")
-    if a.modifiers != b.modifiers:
+    if a.modifiers != b.modifiers and not covered:
         only = sorted(a.modifiers ^ b.modifiers)
         reasons.append(f"different kinds of \u201c{a.object}\u201d: " + ", ".join(only[:6]))
-    if a.conditional or b.conditional:
+    if negative.conditional or (positive.conditional and not positive.precondition):
+        # an unconditional prohibition holds under the other side's precondition too ("never
+        # commit" / "commit once the checks pass"), not at a place or on request it names
         reasons.append("one side holds under a condition")
-    negative, positive = (b, a) if a.positive else (a, b)
     if lemma("only") in positive.qualifiers:
         # "push to main only through the merge queue" restricts how, it does not ask to
         reasons.append("the always side says only")
-    scoped = sorted((positive.qualifiers - negative.qualifiers) & positive.scope)
+    scoped = sorted((positive.qualifiers - negative.qualifiers) & positive.scope - here)
     if scoped:
         # "never use tabs" / "use tabs in Makefiles": an exception for one place, maybe meant
         reasons.append("the always side is scoped: " + ", ".join(scoped[:6]))
-    if not negative.qualifiers <= positive.qualifiers:
-        only = sorted(negative.qualifiers - positive.qualifiers)
+    if not negative.qualifiers - here <= positive.qualifiers:
+        only = sorted(negative.qualifiers - here - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))
     modal = _modal_reason(a, b)
     if modal is not None:
         reasons.append(modal)
     return "; ".join(reasons) or None
+
+
+def _covers(negative: Frame, positive: Frame) -> bool:
+    """Whether a prohibition of a whole action ("never commit", "leave committing to the
+    human") forbids what ``positive`` does: the same verb on any object ("commit the
+    lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
+    kind of the action ("`--force-with-lease`" is not a plain force push)."""
+    if negative.object or negative.modifiers or negative.verb not in _OBJECTLESS:
+        return False
+    if positive.verb == "land":
+        return positive.via == negative.verb
+    return positive.verb == negative.verb and positive.object != ""
+
+
+def _places(frame: Frame) -> tuple[str, ...]:
+    """Where ``frame`` is filed for candidates: its object, and for an action that stands
+    without one ("commit", "push") that action, so "never commit" meets "commit to a
+    branch"."""
+    action = frame.via or frame.verb
+    return (frame.object, f"@{action}") if action in _OBJECTLESS else (frame.object,)
 
 
 #: modality -> the modalities that may contradict it: a prohibition meets what asks for or
@@ -1651,6 +1876,20 @@ def _modal_reason(a: Frame, b: Frame) -> str | None:
         if not other.unasked:
             return "one side needs approval, the other does not say it needs none"
     return None
+
+
+@lru_cache(maxsize=1024)
+def _folder_words(a: str, b: str) -> frozenset[str]:
+    """The words of the folders one of two files sits in below the other's folder
+    ("services/claims/AGENTS.md" below "AGENTS.md": "service", "claims"): a rule of the
+    deeper file that names them ("never mock the database in claims tests") says where it
+    applies, which its place already says."""
+    first, second = a.rpartition("/")[0], b.rpartition("/")[0]
+    deeper, shallower = (first, second) if len(first) > len(second) else (second, first)
+    if not deeper.startswith(shallower + "/"):
+        return frozenset()
+    words = deeper[len(shallower) + 1 :].lower().replace("-", "/").replace("_", "/").split("/")
+    return frozenset(_noun((w,), 0)[0] for w in words if w.isalpha())
 
 
 _Key = tuple[str, str, frozenset[str], frozenset[str], str, bool]
@@ -1683,10 +1922,13 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
                         best[at] = FramePair(
                             later, instructions[at], frame, old, True, "same action", position, at
                         )
-                for at, old in seen.get((frame.object, other), ()):
+                for at, old in (
+                    found for place in _places(frame) for found in seen.get((place, other), ())
+                ):
                     if not _opposed(frame, old):
                         continue
-                    reason = _reason(frame, old)
+                    here = _folder_words(later.path, instructions[at].path)
+                    reason = _reason(frame, old, here)
                     if at not in best or (reason is None and not best[at].confident):
                         best[at] = FramePair(
                             later,
@@ -1703,7 +1945,8 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
             if not frame.conditional:
                 key = _key(frame, frame.modality, frame.unasked)
                 confident.setdefault(key, (position, frame))
-            bucket = seen.setdefault((frame.object, frame.modality), [])
-            if len(bucket) < _PER_KEY and all(at != position for at, _ in bucket):
-                bucket.append((position, frame))
+            for place in _places(frame):
+                bucket = seen.setdefault((place, frame.modality), [])
+                if len(bucket) < _PER_KEY and all(at != position for at, _ in bucket):
+                    bucket.append((position, frame))
     return pairs
