@@ -1841,6 +1841,14 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     return positive.verb == negative.verb and positive.object != ""
 
 
+def _same_place(a: Frame, b: Frame) -> bool:
+    """Whether two opposed frames are on one object, or one forbids the whole action."""
+    if a.object == b.object:
+        return True
+    negative, positive = (b, a) if a.positive else (a, b)
+    return _covers(negative, positive)
+
+
 def _places(frame: Frame) -> tuple[str, ...]:
     """Where ``frame`` is filed for candidates: its object, and for an action that stands
     without one ("commit", "push") that action, so "never commit" meets "commit to a
@@ -1925,7 +1933,7 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
                 for at, old in (
                     found for place in _places(frame) for found in seen.get((place, other), ())
                 ):
-                    if not _opposed(frame, old):
+                    if not _opposed(frame, old) or not _same_place(frame, old):
                         continue
                     here = _folder_words(later.path, instructions[at].path)
                     reason = _reason(frame, old, here)

@@ -62,9 +62,11 @@ NEAR_MISSES = [
     ("Always push to main.", "CI never pushes to main."),
     # a question
     ("Never push to main.", "Should you push to main after a release?"),
-    # a condition on one side: a candidate for the judge, not a finding
-    ("Never edit the migrations.", "If the schema changes, edit the migrations."),
+    # a condition on the prohibition, or a place or a request on the other side: a candidate
+    # for the judge, not a finding
+    ("Never edit the migrations.", "When working in `legacy/`, edit the migrations."),
     ("Always push to main.", "Never push to main when the build is red."),
+    ("Never commit.", "If the user asks for it, commit your work."),
     # an inline code span is one token: two different commands
     ("Never run `pnpm test:e2e` locally.", "Always run `pnpm test` locally."),
 ]
@@ -180,8 +182,12 @@ def test_a_frame_reads_its_modality() -> None:
         (PROHIBIT, "push"),
     ]
     assert read("Never commit on your own.") == read("Never commit.")
-    # a second verb phrase is not an object of the first
-    assert read("Push your branch and open a PR.") == read("Push your changes.")
+    # a second verb phrase is not an object of the first: a frame of its own
+    pushed, opened = frames_of("Push your branch and open a PR.")
+    assert (pushed.verb, pushed.object) == ("push", "") and (opened.verb, opened.object) == (
+        "open",
+        "pr",
+    )
     # commands name their action
     (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
     assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
@@ -205,12 +211,10 @@ def test_weaker_modal_pairs_are_candidates_with_a_reason() -> None:
 
 
 def test_weaker_pairs_are_candidates_with_a_reason() -> None:
-    conditional = polarity_candidates(
-        _chain("Never edit the migrations.", "If the schema changes, edit the migrations.")
-    )
-    (pair,) = conditional
+    later = "When working in `legacy/`, edit the migrations."
+    (pair,) = polarity_candidates(_chain("Never edit the migrations.", later))
     assert pair.earlier.text == "Never edit the migrations."
-    assert pair.later.text == "If the schema changes, edit the migrations."
+    assert pair.later.text == later
     assert not pair.confident and "condition" in pair.reason
     assert (pair.earlier_index, pair.later_index) == (0, 1)
 
@@ -226,7 +230,7 @@ def test_weaker_pairs_are_candidates_with_a_reason() -> None:
 
 def test_a_frame_reads_verb_object_and_polarity() -> None:
     (never,) = frames_of("Never commit directly to main.")
-    assert never == Frame(False, "land", "main")
+    assert never == Frame(False, "land", "main", via="commit")
     (passive,) = frames_of("Generated files must not be edited by hand.")
     assert (passive.positive, passive.verb, passive.object) == (False, "edit", "code")
     assert passive.modifiers == {lemma("generated")} and passive.qualifiers == {"hand"}
