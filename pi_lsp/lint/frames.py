@@ -208,6 +208,8 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "access": ("access", "reach", "hit", "contact", "call", "fetch", "download"),
     "migrate": ("migrate",),
     "open": ("open", "submit", "raise"),
+    "deploy": ("deploy", "roll out", "redeploy"),
+    "publish": ("publish",),
     "send": ("send", "issue"),
 }
 #: verbs of these classes that name a branch they land on form one class, "land"
@@ -312,7 +314,7 @@ _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"
 _NEW = ("new", "additional", "extra", "more", "external", "other")
 #: verbs that name a whole action without an object ("Do not push", "Leave committing to the
 #: human"): a frame of their own, object "", when the only object is a payload
-_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate"})
+_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate", "deploy", "publish"})
 
 
 @lru_cache(maxsize=1)
@@ -354,26 +356,52 @@ _ACTIONS: tuple[
 #: access"): the action's verb
 _IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migration": "migrate"}
 #: inline commands that name an action, tested as substrings of the verb and the command
-#: together ("push `--force`", "run `git commit --no-verify`"); the first match wins and an
-#: action "" keeps the command as it is (the safer force push is not a force push)
-_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("--no-verify",), "skip", "hook"),
-    (("--force-with-lease",), "", ""),
-    (("push", "--force"), "force-push", ""),
-    (("push", " -f"), "force-push", ""),
-    (("git push",), "push", ""),
-    (("git commit",), "commit", ""),
-    (("migrate",), "migrate", "schema"),
-    (("alembic upgrade",), "migrate", "schema"),
-    (("pnpm add ",), "add", "dependency"),
-    (("yarn add ",), "add", "dependency"),
-    (("npm install ",), "add", "dependency"),
-    (("npm i ",), "add", "dependency"),
-    (("uv add ",), "add", "dependency"),
-    (("poetry add ",), "add", "dependency"),
-    (("cargo add ",), "add", "dependency"),
-    (("pip install ",), "add", "dependency"),
-    (("go get ",), "add", "dependency"),
+#: together ("push `--force`", "run `git commit --no-verify`"); the first match wins; the
+#: third item is a kind of the action that narrows it (the safer force push is not a plain
+#: force push) and an action "" keeps the command as it is
+_COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
+    (("--no-verify",), "skip", "hook", ""),
+    (("husky=0",), "skip", "hook", ""),
+    (("skip=",), "skip", "hook", ""),
+    (("git commit", " -n"), "skip", "hook", ""),
+    (("--force-with-lease",), "force-push", "", "lease"),
+    (("--force-if-includes",), "force-push", "", "lease"),
+    (("push", "--force"), "force-push", "", ""),
+    (("push", " -f"), "force-push", "", ""),
+    (("git push",), "push", "", ""),
+    (("git commit",), "commit", "", ""),
+    (("migrate",), "migrate", "schema", ""),
+    (("alembic upgrade",), "migrate", "schema", ""),
+    (("flyway migrate",), "migrate", "schema", ""),
+    (("liquibase update",), "migrate", "schema", ""),
+    (("prisma db push",), "migrate", "schema", ""),
+    (("db:schema:load",), "migrate", "schema", ""),
+    (("pnpm add ",), "add", "dependency", ""),
+    (("yarn add ",), "add", "dependency", ""),
+    (("bun add ",), "add", "dependency", ""),
+    (("npm install ",), "add", "dependency", ""),
+    (("npm i ",), "add", "dependency", ""),
+    (("uv add ",), "add", "dependency", ""),
+    (("poetry add ",), "add", "dependency", ""),
+    (("pdm add ",), "add", "dependency", ""),
+    (("cargo add ",), "add", "dependency", ""),
+    (("pip install ",), "add", "dependency", ""),
+    (("go get ",), "add", "dependency", ""),
+    (("bundle add ",), "add", "dependency", ""),
+    (("composer require ",), "add", "dependency", ""),
+    (("dotnet add ",), "add", "dependency", ""),
+    (("kubectl apply",), "deploy", "", ""),
+    (("kubectl rollout",), "deploy", "", ""),
+    (("helm upgrade",), "deploy", "", ""),
+    (("helm install",), "deploy", "", ""),
+    (("terraform apply",), "deploy", "", ""),
+    (("fly deploy",), "deploy", "", ""),
+    (("npm publish",), "publish", "", ""),
+    (("pnpm publish",), "publish", "", ""),
+    (("yarn publish",), "publish", "", ""),
+    (("cargo publish",), "publish", "", ""),
+    (("twine upload",), "publish", "", ""),
+    (("gem push",), "publish", "", ""),
 )
 
 
@@ -442,12 +470,13 @@ def _neutral(action: str, obj: str, word: str) -> bool:
     return word in _action_neutrals().get((action, obj), frozenset())
 
 
-def _command(verb: str, code: str) -> tuple[str, str] | None:
-    """The action an inline command names (with the verb that runs it), if any."""
+def _command(verb: str, code: str) -> tuple[str, str, frozenset[str]] | None:
+    """The action an inline command names (with the verb that runs it) and its kind, if
+    any."""
     text = f"{verb} {code.strip('`')}"
-    for keys, action, obj in _COMMANDS:
+    for keys, action, obj, kind in _COMMANDS:
         if all(_has(text, key) for key in keys):
-            return (action, obj) if action else None
+            return (action, obj, frozenset({kind} - {""})) if action else None
     return None
 
 
@@ -468,7 +497,7 @@ def _action(verb: str, head: str, kinds: frozenset[str]) -> tuple[str, str, froz
     if head.startswith("`"):
         named = _command(verb, head)
         if named is not None:
-            return named[0], named[1], kinds
+            return named[0], named[1], kinds | named[2]
     found = _action_table().get((verb, head))
     if found is None or (found[3] and not found[3] & kinds):
         return verb, head, kinds
@@ -553,6 +582,7 @@ _PREPOSITIONS = {
     "per": "per",
     "like": "like",
     "about": "about",
+    "including": "incl",
 }
 #: preposition classes whose phrase says where a rule applies
 _PLACES = frozenset({"in", "for"})
@@ -695,6 +725,23 @@ _LABEL_MARKERS = frozenset(
 _CLAUSE_END = frozenset({";", ":", "\u2014", "\u2013", "?", "!", "."})
 
 
+_DASHES = frozenset({"\u2014", "\u2013"})
+#: words a dash-enclosed aside may hold ("— npm or crate —")
+_ASIDE_WORDS = 5
+
+
+def _aside_end(tokens: list[str], at: int) -> int | None:
+    """Where a short aside opened by the dash at ``tokens[at]`` closes with a second dash,
+    if it is one: a few words, no clause end, no verb of the tables in its base form."""
+    for k in range(at + 1, min(len(tokens), at + 2 + _ASIDE_WORDS)):
+        token = tokens[k]
+        if token in _DASHES:
+            return k if k > at + 1 else None
+        if token in _CLAUSE_END or token in _LEAD_FIRST or _next_verb(tokens, k):
+            return None
+    return None
+
+
 def _tokens(readable: str, masked: str) -> list[str]:
     """Lowercase words, inline code spans (as "`code`") and punctuation; numbers dropped."""
     out: list[str] = []
@@ -720,7 +767,15 @@ def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
     clauses: list[tuple[list[str], bool]] = []
     current: list[str] = []
     depth = 0
-    for token in tokens:
+    skip_to = -1
+    for at, token in enumerate(tokens):
+        if at < skip_to:
+            continue
+        if token in _DASHES and not depth and current:
+            close = _aside_end(tokens, at)
+            if close is not None:
+                skip_to = close + 1  # "Adding a package — npm or crate — requires sign-off"
+                continue
         if token == "(":
             depth += 1
         elif token == ")":
@@ -1231,7 +1286,7 @@ def _condition(words: list[str]) -> tuple[list[str], list[str], bool]:
     elif words and words[0] in _CONDITION:
         return [], words, True
     for k, word in enumerate(words):
-        if word in ("unless", "if", "when", "whenever", "except", "until", "once"):
+        if word in ("unless", "if", "when", "whenever", "except", "until", "once", "while"):
             qualifiers += words[k + 1 :]
             return words[:k], qualifiers, True
         if word in _REASON or (word == "," and k + 1 < len(words) and words[k + 1] in _REASON):
@@ -1320,6 +1375,8 @@ def _precondition(words: Sequence[str]) -> bool:
     passes", "if the schema changes", "when it saves real work"), not where it applies nor
     that someone must ask for it: no place word, no path, no request, no approval."""
     for word in words:
+        if word == ",":
+            break  # "when it saves work, just pin it in the Gemfile": the condition ended
         if word in _NOT_PRECONDITION or word in _APPROVAL or word in _REQUEST_VERBS:
             return False
         if word.startswith("`") and ("/" in word or _FILE_NAME.search(word) is not None):
@@ -1660,6 +1717,10 @@ def _frames(
 ) -> list[Frame]:
     positive, modality, unasked = mode
     via = ""
+    # "don't force-push, including `--force-with-lease`": what the rule names besides its
+    # object, a frame of its own, never a narrowing
+    included = [p for r, p in phrases if r == "incl"]
+    phrases = [(r, p) for r, p in phrases if r != "incl"]
     quals = set(qualifiers)
     places = set(scope)
     if verb == "add" and phrases and phrases[0][0] == "" and phrases[0][1].head == "comment":
@@ -1712,6 +1773,8 @@ def _frames(
         if role in _PLACES and phrase.head not in _not_places():
             places.update(_flat(phrase))
     quals -= _dropped()
+    if objects:
+        objects += included
     out: list[Frame] = []
     for phrase in objects[:_MAX_EACH]:
         extra = set(quals)
@@ -1743,6 +1806,32 @@ def _frames(
                 unasked,
                 via,
             )
+        )
+    return out + _instrument_frames(out, others, mode, quals, conditional)
+
+
+def _instrument_frames(
+    made: list[Frame],
+    others: list[tuple[str, _Phrase]],
+    mode: tuple[bool, str, bool],
+    quals: set[str],
+    conditional: bool,
+) -> list[Frame]:
+    """Frames of a command the action is done with ("update the PR with `git push
+    --force-with-lease`", "commit with `git commit -n`"): the command's own action, with the
+    modality of the clause."""
+    out: list[Frame] = []
+    for role, phrase in others:
+        if role != "with" or not phrase.head.startswith("`"):
+            continue
+        named = _command("run", phrase.head)
+        if named is None or any((f.verb, f.object) == named[:2] for f in made + out):
+            continue
+        action, obj, kinds = named
+        extra = frozenset(q for q in quals if q != phrase.head and not _neutral(action, obj, q))
+        positive, modality, unasked = mode
+        out.append(
+            Frame(positive, action, obj, extra, conditional, kinds, frozenset(), modality, unasked)
         )
     return out
 
