@@ -205,12 +205,24 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "update": ("update", "upgrade", "bump"),
     "rewrite": ("rewrite", "rebase"),
     "regenerate": ("regenerate", "re-generate"),
-    "access": ("access", "reach", "hit", "contact", "call", "fetch", "download"),
+    "access": (
+        "access",
+        "reach",
+        "hit",
+        "contact",
+        "call",
+        "fetch",
+        "download",
+        "look up",
+        "browse",
+        "curl",
+        "wget",
+    ),
     "migrate": ("migrate",),
     "open": ("open", "submit", "raise"),
     "deploy": ("deploy", "roll out", "redeploy"),
     "publish": ("publish",),
-    "send": ("send", "issue"),
+    "send": ("send",),
 }
 #: verbs of these classes that name a branch they land on form one class, "land"
 _LANDING = frozenset({"commit", "push", "merge"})
@@ -1344,7 +1356,7 @@ _MAX_EACH = 4
 _GERUND_REACH = 3
 
 
-def _clause_frames(words: list[str]) -> list[Frame]:
+def _clause_frames(words: list[str], antecedent: _Phrase | None = None) -> list[Frame]:
     frames: list[Frame] = []
     for piece in _comma_clauses(words):
         start = 0
@@ -1353,7 +1365,7 @@ def _clause_frames(words: list[str]) -> list[Frame]:
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
         pre = conditional and _precondition(outer)
-        for frame in _main_frames(main, outer, conditional):
+        for frame in _main_frames(main, outer, conditional, antecedent=antecedent):
             frame = _gated(frame, gate)
             frames.append(replace(frame, precondition=True) if pre else frame)
     return frames
@@ -1531,10 +1543,17 @@ _MAX_PHRASES = 3
 
 
 def _main_frames(
-    words: list[str], outer: list[str], conditional: bool, depth: int = 0
+    words: list[str],
+    outer: list[str],
+    conditional: bool,
+    depth: int = 0,
+    antecedent: _Phrase | None = None,
 ) -> list[Frame]:
     if not words:
         return []
+    stated = _access_statement(words, outer, conditional)
+    if stated:
+        return stated
     reading = _lead(words, 0)
     subject: list[str] = []
     if reading is None:
@@ -1599,7 +1618,7 @@ def _main_frames(
     if cut is not None:
         # "generate the migration and run `db:migrate`": the second verb phrase is asked for
         # (or allowed) as the first one is
-        tail = _main_frames(after[cut:], outer, conditional, depth + 1)
+        tail = _main_frames(after[cut:], outer, conditional, depth + 1, antecedent)
         more = [replace(f, modality=reading.modality or f.modality) for f in tail]
         more = [replace(f, unasked=reading.unasked) if reading.unasked else f for f in more]
         after = after[: cut - 1]
@@ -1610,6 +1629,8 @@ def _main_frames(
         phrases = [("", _Phrase(head, modifiers)), *_noun_phrases(after)]
     else:
         phrases = _noun_phrases(after)
+        if antecedent is not None and after[:1] in (["them"], ["it"]):
+            phrases.insert(0, ("", antecedent))  # "These hooks are required: don't skip them"
         qualifiers += subject
         named = _compound_object(compound)
         if named is not None and not any(r == "" for r, _ in phrases):
@@ -1623,6 +1644,52 @@ def _main_frames(
         for verb in list(dict.fromkeys(verbs))[:_MAX_EACH]
         for frame in _frames(mode, verb, phrases, quals, conditional, scope)
     ] + more
+
+
+#: verbs of "work offline", "stay offline": the agent is to reach no network
+_OFFLINE_VERBS = frozenset({"work", "stay", "remain", "operate", "are", "be", "run"})
+#: words of "you have (full) network access" before "access"
+_ACCESS_FILLER = frozenset({"full", "unrestricted", "open", "complete", "direct", "any"})
+
+
+def _access_statement(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
+    """The frames of what the agent is told it can reach: "You have network access" and
+    "you have access to the internet" allow it, "you have no internet access" and "you don't
+    have network access" forbid it, "work offline" and "you are offline" forbid reaching the
+    network."""
+    k = 0
+    while k < len(words) and words[k] in ("please", "always", "you", "we"):
+        k += 1
+    agent = k > 0 and words[k - 1] in ("you", "we")
+    if words[k : k + 1] and words[k] in _OFFLINE_VERBS and words[k + 1 : k + 2] == ["offline"]:
+        if words[k] in ("are", "be") and not agent:
+            return []  # "the docs are offline": not the agent
+        mode = (False, PROHIBIT, False)
+        return _frames(mode, "access", [("", _Phrase("network", []))], [], conditional)
+    if not agent:
+        return []
+    negative = False
+    if words[k : k + 2] == ["do", "not"]:
+        negative, k = True, k + 2
+    if words[k : k + 1] not in (["have"], ["has"]):
+        return []
+    k += 1
+    if words[k : k + 1] == ["no"]:
+        negative, k = True, k + 1
+    start = k
+    while k < len(words) and k - start < 3 and words[k] != "access":
+        k += 1
+    if words[k : k + 1] != ["access"]:
+        return []
+    named = [w for w in words[start:k] if w not in _ACCESS_FILLER]
+    phrases = _noun_phrases(named) if named else []
+    if words[k + 1 : k + 2] == ["to"]:
+        phrases = [(r if r != "to" else "", p) for r, p in _noun_phrases(words[k + 1 :])]
+    if not phrases:
+        return []
+    mode = (False, PROHIBIT, False) if negative else (True, PERMIT, False)
+    quals = [q for q in _canonical(outer) if q not in _dropped()]
+    return _frames(mode, "access", phrases[:1], quals, conditional)
 
 
 def _next_phrase(words: Sequence[str]) -> int | None:
@@ -1730,6 +1797,11 @@ def _frames(
     objects: list[_Phrase] = []
     others: list[tuple[str, _Phrase]] = []
     network = [p for r, p in phrases if r != "" and p.head == "network"]
+    online = [p for r, p in phrases if r == "adv" and p.head == lemma("online")]
+    if verb == "access" and online and not network:
+        # "look up the docs online": what is reached is the network
+        network = [_Phrase("network", [])]
+        phrases = [("from", network[0]), *((r, p) for r, p in phrases if p is not online[0])]
     if verb == "access" and network:
         # "download packages from the internet": what is reached is the network
         objects = network[:1]
@@ -1843,10 +1915,24 @@ def frames_of(readable: str, masked: str | None = None) -> tuple[Frame, ...]:
     if masked is None or len(masked) != len(readable):
         masked = readable
     frames: dict[Frame, None] = {}
+    antecedent: _Phrase | None = None
     for clause, question in _clauses(_tokens(readable, masked)):
         if not question:
-            frames.update(dict.fromkeys(_clause_frames(clause)))
+            frames.update(dict.fromkeys(_clause_frames(clause, antecedent)))
+        antecedent = _subject(clause) or antecedent
     return tuple(frames)
+
+
+def _subject(words: list[str]) -> _Phrase | None:
+    """The subject of a clause when it is a noun of the tables ("These hooks are not
+    optional"): what a later "them" or "it" of the sentence names ("don't skip them")."""
+    for k in range(1, min(len(words), _SUBJECT_WORDS + 1)):
+        if words[k] in _MODALS:
+            phrases = _noun_phrases(words[:k])
+            if len(phrases) == 1 and phrases[0][0] == "" and phrases[0][1].head in _NOUN_CLASSES:
+                return phrases[0][1]
+            return None
+    return None
 
 
 # --- comparing frames -----------------------------------------------------------------------
