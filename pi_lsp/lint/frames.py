@@ -949,6 +949,9 @@ class _Reading:
     unasked: bool = False
     #: where the action's words end ("Leave committing to the human": before "to")
     stop: int | None = None
+    #: a thing is kept off-limits ("the schema is off-limits", "hands off `src/gen/`"): with
+    #: no verb of its own, the action is editing it
+    thing: bool = False
 
 
 #: adjectives that allow what they describe ("it is fine to …", "X is OK")
@@ -975,6 +978,10 @@ _MODAL_LEADS: tuple[tuple[tuple[str, ...], str, bool, bool], ...] = (
     (("do", "not", "need", "approval", "to"), PERMIT, False, True),
     (("no", "need", "to", "ask", "before"), PERMIT, True, True),
     (("are", "allowed", "to"), PERMIT, False, False),
+    (("ok", "to"), PERMIT, False, False),
+    (("okay", "to"), PERMIT, False, False),
+    (("fine", "to"), PERMIT, False, False),
+    (("allowed", "to"), PERMIT, False, False),
     (("are", "permitted", "to"), PERMIT, False, False),
     (("are", "not", "allowed", "to"), PROHIBIT, False, False),
     (("are", "not", "permitted", "to"), PROHIBIT, False, False),
@@ -1035,6 +1042,20 @@ _PEOPLE = frozenset(
         "developers",
         "author",
         "authors",
+        "dba",
+        "dbas",
+        "sre",
+        "sres",
+        "ops",
+        "admin",
+        "admins",
+        "lead",
+        "leads",
+        "engineer",
+        "engineers",
+        "i",
+        "someone",
+        "somebody",
     }
 )
 #: subjects that make "may" / "can" a permission for the agent ("The agent may push")
@@ -1160,12 +1181,17 @@ def _modal_lead(words: Sequence[str], at: int) -> _Reading | None:
         if first in ("get", "seek", "obtain") and not any(w in _APPROVAL for w in between):
             return None
         return _Reading(False, at + 2 + len(between), gerund=True, modality=GATED)
+    if first == "hands" and words[at + 1 : at + 2] == ["off"]:
+        # "Hands off the schema": keep off it (a verb after it names the action)
+        return _Reading(False, at + 2, gerund=True, modality=PROHIBIT, thing=True)
+    if words[at : at + 4] in (["keep", "your", "hands", "off"], ["keep", "hands", "off"]):
+        return _Reading(False, at + len(words[at : at + 4]), True, False, PROHIBIT, thing=True)
     if first == "leave":
         for j in range(at + 2, end):
             if words[j] != "to":
                 continue
-            after = [w for w in words[j + 1 : j + 3] if w not in ("the", "a", "an")]
-            if words[at + 1].endswith("ing") or (bool(after) and after[0] in _PEOPLE):
+            after = words[j + 1 : j + 4]
+            if words[at + 1].endswith("ing") or any(w.removesuffix("'s") in _PEOPLE for w in after):
                 return _Reading(False, at + 1, gerund=True, modality=PROHIBIT, stop=j)
             return None
     return None
@@ -1264,9 +1290,16 @@ def _state(
     if not negative and _someone_elses(words, rest):
         # "Committing is the human's job", "Merging is up to the maintainers"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    if negative and words[rest : rest + 1] == ["your"] and words[rest + 1 : rest + 2]:
+        if words[rest + 1] in _DUTIES:
+            # "Running migrations is not your job"
+            return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    if following == "read-only" and not negative:
+        # "`src/gen/` is read-only": editing it is forbidden
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT, thing=True), subject
     if following in _FORBIDDEN:
         modality = REQUIRE if negative else PROHIBIT
-        return _Reading(negative, 0, gerund=True, modality=modality), subject
+        return _Reading(negative, 0, True, False, modality, thing=not negative), subject
     if following not in _PERMITTED:
         return None
     if rest + 1 < len(words) and words[rest + 1] == "to":
@@ -1407,7 +1440,10 @@ _GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "
 _REQUEST_FILLER = frozenset(
     {"explicitly", "specifically", "you", "are", "were", "the", "a", "user", "maintainer"}
 )
-_REQUEST_VERBS = frozenset({"asks", "requests", "approves", "says"})
+_REQUEST_VERBS = frozenset(
+    {"asks", "requests", "approves", "says", "tells", "confirms", "wants"}
+    | {"ask", "request", "approve", "say", "tell", "confirm", "want"}
+)
 #: words an approval phrase may span after its opener
 _GATE_SPAN = 4
 
@@ -1435,7 +1471,7 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             k += 1
             continue
         request = word in ("unless", "if", "when", "until")
-        filler = _REQUEST_FILLER if request else _APPROVAL_FILLER
+        filler = _REQUEST_FILLER | _PEOPLE if request else _APPROVAL_FILLER
         j = k + 1
         while (
             j < len(words) and j - k <= _GATE_SPAN and (words[j] in filler or words[j] == "being")
@@ -1456,7 +1492,11 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
         )
         if request and named and not _ends_request(words, j + 1):
             named = False  # "unless a user asks to run the full suite": a request for more
-        if not named or (word in ("if", "when", "until") and target not in _REQUESTED):
+        # "if asked", "until I approve", "when the user asks": a request by someone named
+        personal = j > k + 1 and words[j - 1] in _PEOPLE
+        if not named or (
+            word in ("if", "when", "until") and target not in _REQUESTED and not personal
+        ):
             out.append(word)
             k += 1
             continue
@@ -1491,6 +1531,8 @@ def _ends_request(words: list[str], at: int) -> bool:
     """Whether a request ("unless asked", "if the user asks") ends at ``words[at]``: the
     clause ends, or only "to do so" / "by the user" / "for it" / "first" follows (not "asks to
     run the full suite", not "when the requested work is done")."""
+    if words[at : at + 1] in (["you"], ["me"]):
+        at += 1  # "when I ask you to"
     rest = words[at : at + 3]
     if not rest or rest[0] in (",", "first", "explicitly", "otherwise"):
         return True
@@ -1578,12 +1620,13 @@ def _main_frames(
         # "avoid mocking …", "no direct commits to main", "force pushes are forbidden"
         reach = k + _GERUND_REACH
         first = k
-        while k < len(rest) and k < reach and _verb_class(rest, k) is None:
+        while k < len(rest) and k < reach and not _deverbal(rest, k):
             compound.append(rest[k])
             k += 1
-        if k >= len(rest) or _verb_class(rest, k) is None:
+        if k >= len(rest) or not _deverbal(rest, k):
             # "No new dependencies": a noun that stands for its action
-            return _implied_frames(mode, rest[first:], qualifiers, conditional, scope)
+            implied = "edit" if reading.thing else ""
+            return _implied_frames(mode, rest[first:], qualifiers, conditional, scope, implied)
         qualifiers += compound
     if k >= len(rest):
         return []
@@ -1705,6 +1748,14 @@ def _next_phrase(words: Sequence[str]) -> int | None:
     return None
 
 
+def _deverbal(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]`` is a verb of the tables as a gerund or a noun ("pushing",
+    "commits"), not a participle that modifies a noun ("generated files")."""
+    word = words[at]
+    participle = word.endswith("ed") and word not in _ED_BASE
+    return not participle and _verb_class(words, at) is not None
+
+
 def _compound_object(words: list[str]) -> _Phrase | None:
     """The object named by the nouns before a deverbal noun, when it is one of the tables'
     classes ("network" access, "dependency" upgrades, "lockfile" changes)."""
@@ -1721,9 +1772,11 @@ def _implied_frames(
     qualifiers: list[str],
     conditional: bool,
     scope: frozenset[str],
+    implied: str = "",
 ) -> list[Frame]:
     """Frames of a noun that stands for its action ("No new dependencies", "No network
-    access without approval"): :data:`_IMPLIED`."""
+    access without approval"): :data:`_IMPLIED`; else, with ``implied``, of that verb on the
+    noun ("the schema is off-limits": editing it)."""
     phrases = _noun_phrases(words)
     if not phrases or phrases[0][0] != "":
         return []
@@ -1732,6 +1785,8 @@ def _implied_frames(
         verb = "run"  # "`git push --force` is off-limits"
     elif head in _IMPLIED:
         verb = _IMPLIED[head]
+    elif implied and head and head not in _NEUTRAL:
+        verb = implied
     else:
         return []
     quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
