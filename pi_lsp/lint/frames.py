@@ -372,6 +372,8 @@ _IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migrati
 #: third item is a kind of the action that narrows it (the safer force push is not a plain
 #: force push) and an action "" keeps the command as it is
 _COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
+    (("--dry-run",), "", "", ""),
+    (("--dryrun",), "", "", ""),
     (("--no-verify",), "skip", "hook", ""),
     (("husky=0",), "skip", "hook", ""),
     (("skip=",), "skip", "hook", ""),
@@ -1290,16 +1292,19 @@ def _state(
     if not negative and _someone_elses(words, rest):
         # "Committing is the human's job", "Merging is up to the maintainers"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
-    if negative and words[rest : rest + 1] == ["your"] and words[rest + 1 : rest + 2]:
-        if words[rest + 1] in _DUTIES:
-            # "Running migrations is not your job"
-            return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    duty = words[rest + 1] if rest + 1 < len(words) else ""
+    if negative and words[rest : rest + 1] == ["your"] and duty in _DUTIES:
+        # "Running migrations is not your job"
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
     if following == "read-only" and not negative:
         # "`src/gen/` is read-only": editing it is forbidden
         return _Reading(False, 0, gerund=True, modality=PROHIBIT, thing=True), subject
     if following in _FORBIDDEN:
         modality = REQUIRE if negative else PROHIBIT
-        return _Reading(negative, 0, True, False, modality, thing=not negative), subject
+        # "the schema is off-limits" keeps a thing from being edited; "`any` is forbidden"
+        # bans its use, which no verb here names
+        thing = following == "off-limits" and not negative
+        return _Reading(negative, 0, True, False, modality, thing=thing), subject
     if following not in _PERMITTED:
         return None
     if rest + 1 < len(words) and words[rest + 1] == "to":
