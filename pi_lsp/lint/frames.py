@@ -197,7 +197,8 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "mock": ("mock", "stub", "fake", "monkeypatch", "monkey-patch"),
     "use": ("use", "rely on", "employ", "utilize", "utilise", "depend on", "leverage"),
     "run": ("run", "execute", "invoke", "launch", "apply"),
-    "edit": ("edit", "modify", "change", "touch", "alter", "hand-edit", "tweak"),
+    "edit": ("edit", "modify", "change", "touch", "alter", "hand-edit", "tweak", "patch"),
+    "hard-code": ("hard-code", "hardcode"),
     "create": ("create", "make", "generate", "produce"),
     "skip": ("skip", "bypass", "disable", "circumvent"),
     "comment": ("comment",),
@@ -307,6 +308,8 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "outbound request",
         "external request",
         "api call",
+        "web",
+        "online resource",
     ),
     "migration": (
         "migration",
@@ -319,6 +322,7 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
     "schema": ("schema", "database schema", "db schema"),
     "remote": ("remote", "origin", "upstream", "remote repository"),
     "env-var": ("env var", "environment variable"),
+    "flag": ("flag", "feature flag", "feature toggle", "toggle", "flag value"),
 }
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
@@ -386,6 +390,10 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("git commit",), "commit", "", ""),
     (("migrate",), "migrate", "schema", ""),
     (("alembic upgrade",), "migrate", "schema", ""),
+    (("alembic downgrade",), "migrate", "schema", ""),
+    (("goose up",), "migrate", "schema", ""),
+    (("dbmate up",), "migrate", "schema", ""),
+    (("db:rollback",), "migrate", "schema", ""),
     (("flyway migrate",), "migrate", "schema", ""),
     (("liquibase update",), "migrate", "schema", ""),
     (("prisma db push",), "migrate", "schema", ""),
@@ -951,9 +959,10 @@ class _Reading:
     unasked: bool = False
     #: where the action's words end ("Leave committing to the human": before "to")
     stop: int | None = None
-    #: a thing is kept off-limits ("the schema is off-limits", "hands off `src/gen/`"): with
-    #: no verb of its own, the action is editing it
-    thing: bool = False
+    #: the verb of a rule on a thing, when its words name none: "edit" for what is kept
+    #: off-limits ("the schema is off-limits", "hands off `src/gen/`"), "add" for what is
+    #: required ("docstrings are required")
+    implied: str = ""
 
 
 #: adjectives that allow what they describe ("it is fine to …", "X is OK")
@@ -993,7 +1002,9 @@ _MODAL_LEADS: tuple[tuple[tuple[str, ...], str, bool, bool], ...] = (
 )
 #: verbs that ask for approval before an action ("Ask the user before pushing", "Check with
 #: the platform team before adding dependencies"), and how far their "before" may sit
-_GATE_LEADS = frozenset({"ask", "check", "confirm", "consult", "get", "seek", "obtain"})
+_GATE_LEADS = frozenset(
+    {"ask", "check", "confirm", "consult", "get", "seek", "obtain", "wait", "talk", "speak"}
+)
 _GATE_REACH = 6
 #: words that name approval ("without sign-off", "requires explicit approval")
 _APPROVAL = frozenset(
@@ -1080,6 +1091,9 @@ _NEGATIVE_LEADS: tuple[tuple[tuple[str, ...], bool], ...] = (
     (("are", "not", "to"), False),
     (("avoid",), True),
     (("refrain", "from"), True),
+    (("under", "no", "circumstances", "should", "you"), False),
+    (("under", "no", "circumstances", "may", "you"), False),
+    (("under", "no", "circumstances"), False),
     (("no",), True),
 )
 _POSITIVE_LEADS: tuple[tuple[str, ...], ...] = (
@@ -1180,14 +1194,16 @@ def _modal_lead(words: Sequence[str], at: int) -> _Reading | None:
         between = middle[: middle.index("before")]
         if first in ("check", "confirm") and between[:1] != ["with"]:
             return None  # "check the logs before pushing" asks to check, not for approval
-        if first in ("get", "seek", "obtain") and not any(w in _APPROVAL for w in between):
+        if first in ("talk", "speak") and between[:1] not in (["to"], ["with"]):
+            return None  # "talk to the platform team before adding a dependency"
+        if first in ("get", "seek", "obtain", "wait") and not any(w in _APPROVAL for w in between):
             return None
         return _Reading(False, at + 2 + len(between), gerund=True, modality=GATED)
     if first == "hands" and words[at + 1 : at + 2] == ["off"]:
         # "Hands off the schema": keep off it (a verb after it names the action)
-        return _Reading(False, at + 2, gerund=True, modality=PROHIBIT, thing=True)
+        return _Reading(False, at + 2, gerund=True, modality=PROHIBIT, implied="edit")
     if words[at : at + 4] in (["keep", "your", "hands", "off"], ["keep", "hands", "off"]):
-        return _Reading(False, at + len(words[at : at + 4]), True, False, PROHIBIT, thing=True)
+        return _Reading(False, at + len(words[at : at + 4]), True, False, PROHIBIT, implied="edit")
     if first == "leave":
         for j in range(at + 2, end):
             if words[j] != "to":
@@ -1298,13 +1314,13 @@ def _state(
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
     if following == "read-only" and not negative:
         # "`src/gen/` is read-only": editing it is forbidden
-        return _Reading(False, 0, gerund=True, modality=PROHIBIT, thing=True), subject
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT, implied="edit"), subject
     if following in _FORBIDDEN:
         modality = REQUIRE if negative else PROHIBIT
         # "the schema is off-limits" keeps a thing from being edited; "`any` is forbidden"
         # bans its use, which no verb here names
-        thing = following == "off-limits" and not negative
-        return _Reading(negative, 0, True, False, modality, thing=thing), subject
+        implied = "edit" if following == "off-limits" and not negative else ""
+        return _Reading(negative, 0, True, False, modality, implied=implied), subject
     if following not in _PERMITTED:
         return None
     if rest + 1 < len(words) and words[rest + 1] == "to":
@@ -1315,8 +1331,10 @@ def _state(
         return _Reading(not negative, rest + 2, modality=modality), subject
     if negative:
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
-    modality = REQUIRE if following in _REQUIRED else PERMIT
-    return _Reading(True, 0, gerund=True, modality=modality), subject
+    if following in _REQUIRED:
+        # "Docstrings are required": writing them is asked for
+        return _Reading(True, 0, gerund=True, modality=REQUIRE, implied="add"), subject
+    return _Reading(True, 0, gerund=True, modality=PERMIT), subject
 
 
 #: words after a comma that open a clause of its own ("…, always open a PR instead")
@@ -1630,7 +1648,7 @@ def _main_frames(
             k += 1
         if k >= len(rest) or not _deverbal(rest, k):
             # "No new dependencies": a noun that stands for its action
-            implied = "edit" if reading.thing else ""
+            implied = reading.implied
             return _implied_frames(mode, rest[first:], qualifiers, conditional, scope, implied)
         qualifiers += compound
     if k >= len(rest):

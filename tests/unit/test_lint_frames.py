@@ -192,7 +192,11 @@ def test_a_frame_reads_its_modality() -> None:
     (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
     assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
     (hooks,) = extract_instructions("/w/AGENTS.md", "- Never use `--no-verify`.\n")
-    assert [(f.verb, f.object) for f in hooks.frames] == [("skip", "hook")]
+    assert (PROHIBIT, "skip", "hook") in [(f.modality, f.verb, f.object) for f in hooks.frames]
+    # what is required is asked for: "docstrings are required" meets "don't write docstrings"
+    assert read("Docstrings are required.") == [(REQUIRE, "add", lemma("docstring"))]
+    assert read("Under no circumstances should you push.") == [(PROHIBIT, "push", "")]
+    assert read("Wait for approval before adding dependencies.")[0][0] == GATED
     (restore,) = extract_instructions("/w/AGENTS.md", "- Always run `pnpm install`.\n")
     assert [f.verb for f in restore.frames] == ["run"]  # restoring is not adding a package
 
@@ -317,6 +321,21 @@ ADVERSARIAL = [
     "network access ",
     "commit with `--no-verify` to ",
     "\x1a is off-limits ",
+    "push x and push ",
+    "and don't push ",
+    "\u2014 npm \u2014 ",
+    "\u2014 a b c ",
+    "including \x1a ",
+    "hands off ",
+    "keep your hands off ",
+    "you have network ",
+    "you do not have ",
+    "these hooks are required: skip them ",
+    "when i ask you to ",
+    "until I approve ",
+    "look up x online ",
+    "work offline ",
+    "docs included, ",
 ]
 
 
