@@ -192,11 +192,7 @@ def test_a_frame_reads_its_modality() -> None:
     (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
     assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
     (hooks,) = extract_instructions("/w/AGENTS.md", "- Never use `--no-verify`.\n")
-    assert (PROHIBIT, "skip", "hook") in [(f.modality, f.verb, f.object) for f in hooks.frames]
-    # what is required is asked for: "docstrings are required" meets "don't write docstrings"
-    assert read("Docstrings are required.") == [(REQUIRE, "add", lemma("docstring"))]
-    assert read("Under no circumstances should you push.") == [(PROHIBIT, "push", "")]
-    assert read("Wait for approval before adding dependencies.")[0][0] == GATED
+    assert [(f.verb, f.object) for f in hooks.frames] == [("skip", "hook")]
     (restore,) = extract_instructions("/w/AGENTS.md", "- Always run `pnpm install`.\n")
     assert [f.verb for f in restore.frames] == ["run"]  # restoring is not adding a package
 
@@ -516,7 +512,11 @@ def test_agent_action_frames_are_read_from_their_cues() -> None:
     (hooks,) = extract_instructions(
         "/w/AGENTS.md", "- These hooks are required: don't skip them.\n"
     )
-    assert [(f.verb, f.object) for f in hooks.frames] == [("skip", "hook")]
+    assert (PROHIBIT, "skip", "hook") in [(f.modality, f.verb, f.object) for f in hooks.frames]
+    # what is required is asked for: "docstrings are required" meets "don't write docstrings"
+    assert read("Docstrings are required.") == [(REQUIRE, "add", lemma("docstring"))]
+    assert read("Under no circumstances should you push.") == [(PROHIBIT, "push", "")]
+    assert read("Wait for approval before adding dependencies.")[0][0] == GATED
     # a precondition is marked; a place or a request is not one
     (once,) = frames_of("You may commit once the tests pass.")
     assert once.conditional and once.precondition
