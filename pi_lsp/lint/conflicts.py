@@ -53,7 +53,7 @@ from functools import lru_cache
 
 from pi_lsp.lint import vocabulary
 from pi_lsp.lint.choices import Choice, contradicts, dimension_label, versions_exclude
-from pi_lsp.lint.frames import FramePair, frame_pairs
+from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
@@ -561,6 +561,7 @@ def _frames_share_scope(pair: FramePair) -> bool:
         doing, other, frame = earlier, later, pair.earlier_frame
     return (
         frame.precondition
+        and is_precondition(doing.scope.condition)
         and not other.scope.conditional
         and declined_reason(doing.scope, other.scope) == "conditional"
     )

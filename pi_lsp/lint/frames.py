@@ -1452,6 +1452,12 @@ def _precondition(words: Sequence[str]) -> bool:
     return bool(words)
 
 
+def is_precondition(condition: str) -> bool:
+    """Whether the text of a condition ("when a feature needs a new column") only says when
+    an action is due (:func:`_precondition`), not where it applies or who asks for it."""
+    return _precondition(condition.lower().split())
+
+
 #: a file name's extension at the end of a code span ("`setup.cfg`", "`src/app.ts`")
 _FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,7}+`$")
 
