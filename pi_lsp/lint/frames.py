@@ -222,7 +222,6 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "migrate": ("migrate",),
     "open": ("open", "submit", "raise"),
     "deploy": ("deploy", "roll out", "redeploy"),
-    "publish": ("publish",),
     "send": ("send",),
 }
 #: verbs of these classes that name a branch they land on form one class, "land"
@@ -330,7 +329,7 @@ _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"
 _NEW = ("new", "additional", "extra", "more", "external", "other")
 #: verbs that name a whole action without an object ("Do not push", "Leave committing to the
 #: human"): a frame of their own, object "", when the only object is a payload
-_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate", "deploy", "publish"})
+_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate", "deploy"})
 
 
 @lru_cache(maxsize=1)
@@ -418,12 +417,6 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("helm install",), "deploy", "", ""),
     (("terraform apply",), "deploy", "", ""),
     (("fly deploy",), "deploy", "", ""),
-    (("npm publish",), "publish", "", ""),
-    (("pnpm publish",), "publish", "", ""),
-    (("yarn publish",), "publish", "", ""),
-    (("cargo publish",), "publish", "", ""),
-    (("twine upload",), "publish", "", ""),
-    (("gem push",), "publish", "", ""),
 )
 
 
@@ -2017,6 +2010,19 @@ def _subject(words: list[str]) -> _Phrase | None:
                 return phrases[0][1]
             return None
     return None
+
+
+def command_frames(commands: Iterable[str]) -> tuple[Frame, ...]:
+    """The frames of the commands of a procedure's shell fence (one command a line, prompts
+    and comments removed): each command that names an agent action (:data:`_COMMANDS`:
+    `git push --force`, `alembic upgrade head`, `kubectl apply -f …`) asks for it."""
+    frames: dict[Frame, None] = {}
+    for command in commands:
+        named = _command("run", command.strip().lower())
+        if named is not None:
+            action, obj, kinds = named
+            frames[Frame(True, action, obj, modifiers=kinds)] = None
+    return tuple(frames)
 
 
 # --- comparing frames -----------------------------------------------------------------------

@@ -481,15 +481,24 @@ def test_a_rule_of_a_folder_that_names_the_folder_is_not_narrower() -> None:
     assert [f.rule for f in find_conflicts(other) if f.rule == CONFLICT] == []
 
 
+def _fenced(lead: str, command: str) -> list[tuple[str, str]]:
+    fence = f"{lead}\n\n```sh\n{command}\n```\n"
+    return [("/w/AGENTS.md", "- Never force-push.\n"), ("/w/pkg/AGENTS.md", fence)]
+
+
+def test_a_procedure_step_in_a_fence_asks_for_its_command() -> None:
+    steps = _fenced("## Releasing\n\nUpdate the release branch with:", "git push -f origin rel")
+    (finding,) = [f for f in find_conflicts(steps) if f.rule == CONFLICT]
+    assert "git push -f origin rel" in finding.message
+    # the safer force push is another kind of the action: no finding
+    lease = _fenced("Update the release branch with:", "git push --force-with-lease")
+    assert [f for f in find_conflicts(lease) if f.rule == CONFLICT] == []
+
+
 def test_an_example_block_makes_no_rule() -> None:
-    chain = [
-        ("/w/AGENTS.md", "- Never force-push.\n"),
-        (
-            "/w/pkg/AGENTS.md",
-            "## Example of what not to do\n\n```sh\ngit push --force origin main\n```\n",
-        ),
-    ]
-    assert [f for f in find_conflicts(chain) if f.rule == CONFLICT] == []
+    for lead in ("## Example of what not to do", "Here is an example:", "We once ran:"):
+        chain = _fenced(lead, "git push --force origin main")
+        assert [f for f in find_conflicts(chain) if f.rule == CONFLICT] == [], lead
 
 
 def test_agent_action_frames_are_read_from_their_cues() -> None:
