@@ -190,7 +190,7 @@ def lemma(word: str) -> str:
 _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "commit": ("commit", "check in"),
     "push": ("push",),
-    "merge": ("merge",),
+    "merge": ("merge", "squash-merge", "rebase-merge"),
     "force-push": ("force-push", "force push", "force"),
     "add": ("add", "write", "include", "insert", "put", "introduce"),
     "remove": ("remove", "delete", "drop", "strip", "erase"),
@@ -213,12 +213,11 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
         "contact",
         "call",
         "fetch",
-        "download",
         "look up",
         "browse",
-        "curl",
-        "wget",
     ),
+    #: verbs that always reach the network
+    "download": ("download", "curl", "wget"),
     "migrate": ("migrate",),
     "open": ("open", "submit", "raise"),
     "deploy": ("deploy", "roll out", "redeploy"),
@@ -250,8 +249,6 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "lib",
         "third-party package",
         "third-party library",
-        "npm package",
-        "pip package",
         "crate",
         "gem",
     ),
@@ -326,7 +323,8 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
 #: modifiers of a dependency that say it is one more ("new dependencies", "extra packages")
-_NEW = ("new", "additional", "extra", "more", "external", "other")
+#: (an ecosystem, "npm", "pip", stays a modifier: "npm packages" are not all packages)
+_NEW = ("new", "additional", "extra", "more", "external", "other", "third-party", "outside")
 #: verbs that name a whole action without an object ("Do not push", "Leave committing to the
 #: human"): a frame of their own, object "", when the only object is a payload
 _OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate", "deploy"})
@@ -1160,9 +1158,12 @@ def _lead(words: Sequence[str], at: int) -> _Reading | None:
         at += len(marker)
     if positive:
         return _Reading(True, at)
-    if at == start and at < len(words) and _is_base(words[at]) and _verb_class(words, at):
+    known = _verb_class(words, at) if at == start and at < len(words) else None
+    if known is not None and _is_base(words[at]):
         following = words[at + 1] if at + 1 < len(words) else ""
-        if (lemma(words[at]), lemma(following)) not in _COMPOUNDS:
+        after = words[at + known[1]] if at + known[1] < len(words) else ""
+        # "Force pushes are forbidden": a subject before its verb, not an imperative
+        if (lemma(words[at]), lemma(following)) not in _COMPOUNDS and after not in _MODALS:
             return _Reading(True, at)
     return None
 
@@ -1296,8 +1297,12 @@ def _state(
     """The reading of "X is forbidden / off-limits / fine / required", of "the agent is
     allowed to push", and of their negations."""
     following = words[rest] if rest < len(words) else ""
+    tail = rest + 1
     if following == "off" and rest + 1 < len(words) and words[rest + 1] == "limits":
-        following = "off-limits"
+        following, tail = "off-limits", rest + 2
+    # the words after the state say where it holds ("Network access is disabled in CI",
+    # "Pushing is off-limits on Fridays"): read with the action's own words
+    action = subject + list(words[tail:])
     if not negative and _someone_elses(words, rest):
         # "Committing is the human's job", "Merging is up to the maintainers"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
@@ -1307,13 +1312,13 @@ def _state(
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
     if following == "read-only" and not negative:
         # "`src/gen/` is read-only": editing it is forbidden
-        return _Reading(False, 0, gerund=True, modality=PROHIBIT, implied="edit"), subject
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT, implied="edit"), action
     if following in _FORBIDDEN:
         modality = REQUIRE if negative else PROHIBIT
         # "the schema is off-limits" keeps a thing from being edited; "`any` is forbidden"
         # bans its use, which no verb here names
         implied = "edit" if following == "off-limits" and not negative else ""
-        return _Reading(negative, 0, True, False, modality, implied=implied), subject
+        return _Reading(negative, 0, True, False, modality, implied=implied), action
     if following not in _PERMITTED:
         return None
     if rest + 1 < len(words) and words[rest + 1] == "to":
@@ -1323,11 +1328,11 @@ def _state(
         modality = PROHIBIT if negative else REQUIRE if following in _REQUIRED else PERMIT
         return _Reading(not negative, rest + 2, modality=modality), subject
     if negative:
-        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), action
     if following in _REQUIRED:
         # "Docstrings are required": writing them is asked for
-        return _Reading(True, 0, gerund=True, modality=REQUIRE, implied="add"), subject
-    return _Reading(True, 0, gerund=True, modality=PERMIT), subject
+        return _Reading(True, 0, gerund=True, modality=REQUIRE, implied="add"), action
+    return _Reading(True, 0, gerund=True, modality=PERMIT), action
 
 
 #: words after a comma that open a clause of its own ("…, always open a PR instead")
@@ -1875,6 +1880,9 @@ def _frames(
     others: list[tuple[str, _Phrase]] = []
     network = [p for r, p in phrases if r != "" and p.head == "network"]
     online = [p for r, p in phrases if r == "adv" and p.head == lemma("online")]
+    if verb == "download":
+        # "download the dataset from S3": what is reached is the network, whatever comes
+        verb, online = "access", online or [_Phrase("", [])]
     if verb == "access" and online and not network:
         # "look up the docs online": what is reached is the network
         network = [_Phrase("network", [])]

@@ -415,6 +415,9 @@ ACTION_CONFLICTS = [
     ),
     ("Feel free to add a dependency.", "Adding a gem to this service needs sign-off first."),
     ("Pushing is off-limits.", "OK to push your work at the end of a task."),
+    ("Force pushes are forbidden.", "Force-push your branch after a rebase."),
+    ("Internet access is disabled.", "Download the dataset from S3 before training."),
+    ("Don't add new npm dependencies without asking.", "You're free to add any npm package."),
 ]
 
 
@@ -460,6 +463,12 @@ ACTION_NEAR_MISSES = [
         "Someone once wrote \u201calways push straight to main\u201d; ignore that.",
     ),
     ("Work offline.", "The docs site is offline on Sundays."),
+    # what a state holds for is read after it: "in CI", "on Fridays"
+    ("Network access is disabled in CI.", "You have network access."),
+    ("Pushing is off-limits on Fridays.", "Push your branch when you are done."),
+    ("Migrations are forbidden in production.", "Run the migrations once the model changes."),
+    # an ecosystem narrows the dependency
+    ("Never add npm packages.", "Feel free to add pip packages."),
     # the second verb phrase of a prohibition is not asked for
     ("Always open a PR.", "Never push to main and open a PR afterwards."),
 ]
