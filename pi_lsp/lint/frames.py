@@ -1161,9 +1161,9 @@ def _lead(words: Sequence[str], at: int) -> _Reading | None:
     known = _verb_class(words, at) if at == start and at < len(words) else None
     if known is not None and _is_base(words[at]):
         following = words[at + 1] if at + 1 < len(words) else ""
-        after = words[at + known[1]] if at + known[1] < len(words) else ""
+        beyond = words[at + known[1]] if at + known[1] < len(words) else ""
         # "Force pushes are forbidden": a subject before its verb, not an imperative
-        if (lemma(words[at]), lemma(following)) not in _COMPOUNDS and after not in _MODALS:
+        if (lemma(words[at]), lemma(following)) not in _COMPOUNDS and beyond not in _MODALS:
             return _Reading(True, at)
     return None
 
