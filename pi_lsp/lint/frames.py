@@ -52,6 +52,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from pi_lsp.lint.scopes import heading_languages
+
 if TYPE_CHECKING:
     from pi_lsp.lint.instructions import Instruction
 
@@ -1434,20 +1436,29 @@ _NOT_PRECONDITION = frozenset(
     | {"approve", "approves", "approved", "prompt", "prompted", "agree", "agrees", "agreed"}
     | {"okay", "ok", "otherwise", "explicitly", "permitted", "allowed"}
 )
+#: gerunds that open a condition naming a kind of work, a scope of its own ("while editing
+#: Makefiles", "when you are writing tests"; not "when it saves you writing code")
+_WORK = frozenset({"working", "editing", "writing", "touching"})
 
 
 def _precondition(words: Sequence[str]) -> bool:
     """Whether a condition's ``words`` only say when the action is due ("once `pnpm check`
     passes", "if the schema changes", "when it saves real work"), not where it applies nor
     that someone must ask for it: no place word, no path, no request, no approval."""
+    condition: list[str] = []
     for word in words:
         if word == ",":
             break  # "when it saves work, just pin it in the Gemfile": the condition ended
+        condition.append(word)
         if word in _NOT_PRECONDITION or word in _APPROVAL or word in _REQUEST_VERBS:
             return False
         if word.startswith("`") and ("/" in word or _FILE_NAME.search(word) is not None):
             return False
-    return bool(words)
+    opening = [w for w in condition[:3] if w not in ("you", "are", "we")][:1]
+    if opening and opening[0] in _WORK:
+        return False
+    # "once the Python build passes": a language is a scope of its own
+    return bool(condition) and not heading_languages(" ".join(condition))
 
 
 def is_precondition(condition: str) -> bool:

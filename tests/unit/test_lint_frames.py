@@ -453,6 +453,8 @@ ACTION_NEAR_MISSES = [
     ("Never push.", "When working in `sandbox/`, push as often as you like."),
     ("Never commit.", "When the user asks you to, commit your work."),
     ("Never push to main.", "Push to main for hotfixes once CI passes."),
+    ("Never mock the database.", "While writing unit tests, mock the database."),
+    ("Never push.", "Push once the Python build passes."),
     ("Never run migrations.", "In CI, run the migrations once the database is up."),
     # another kind of the action: the safer force push
     ("Never force-push.", "If you must rewrite history, use `git push --force-with-lease`."),
