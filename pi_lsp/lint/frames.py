@@ -19,24 +19,48 @@ instruction's plain text with inline code masked (a code span is one object toke
   "every", "your") are dropped.
 
 * modality: what the instruction says of the action, beyond always/never: *require* (the
-  positive markers above), *permit* ("you may", "can", "feel free to", "it's fine to", "the
-  agent is allowed to", "X is OK"), *prohibit* (the negative markers, "X is off-limits", "leave
-  X-ing to the human", "X is the maintainers' job") or *gated*, allowed once approved ("ask
-  before …", "check with the team before …", "X requires sign-off", "… only with approval",
-  "never … without approval", "… unless asked"); a permission or requirement that says it
-  needs no approval ("feel free", "without asking", "whenever you like") is ``unasked``.
-  A deverbal subject reads as its verb ("Pushing is off-limits" is "push", "No new
-  dependencies" is "add dependency");
+  positive markers above, "X is required"), *permit* ("you may", "can", "feel free to", "it's
+  fine to", "OK to", "go ahead and", "the agent is allowed to", "X is OK", "you have network
+  access"), *prohibit* (the negative markers, "under no circumstances", "X is off-limits",
+  "hands off X", "X is read-only", "leave X(-ing) to the human / the DBA team", "X is the
+  maintainers' job", "X is not your job", "work offline") or *gated*, allowed once approved
+  ("ask / wait for approval / talk to the team before …", "check with the team before …", "X
+  requires sign-off", "… only with approval", "never … without approval", "… unless asked",
+  "until I approve", "only when I ask"); a permission or requirement that says it needs no
+  approval ("feel free", "without asking", "whenever you like") is ``unasked``. A deverbal
+  subject reads as its verb ("Pushing is off-limits" is "push", "No new dependencies" is "add
+  dependency"); a thing kept off-limits is not to be edited, a thing required is to be added;
+  the words after a stated rule say where it holds ("… is disabled in CI");
 * what the agent itself may do, named many ways, is one action through data tables
   (:data:`_ACTIONS`: "install packages", "introduce a new library" and "use third-party
   packages" are "add dependency"; "run the migrations" and "alter the schema" are "migrate
-  schema"; "make HTTP requests" and "fetch from the internet" are "access network";
-  :data:`_COMMANDS`: `git push --force`, `--no-verify`, `alembic upgrade head` …).
+  schema"; "make HTTP requests", "fetch from the internet", "download X" and "look X up
+  online" are "access network"; :data:`_COMMANDS`: `git push --force`, `--no-verify`,
+  `git commit -n`, `alembic upgrade head`, `kubectl apply`, `npm install x` …): a command
+  names its action as the object, as the instrument ("update the PR with `git push
+  --force-with-lease`") or as a line of a procedure's shell fence (:func:`command_frames`);
+  `--force-with-lease` is a force push of its own kind, a `--dry-run` none;
+* one clause may hold several: coordinated verb phrases ("generate the migration and run
+  it", "don't create X and don't run Y"), what "including X" adds, and "them" / "it" for the
+  subject of the sentence ("these hooks are required: don't skip them"); a dash-enclosed
+  aside ("— npm or crate —") is skipped; "in this package" and "here" say where the file
+  applies, and name no narrower place.
 
 Text that is not a rule makes no frame: a question, a description ("we never had to …", "CI
 never pushes …": the verb after the marker must be in its base form), a clause with no verb
-or no object. A frame read under a condition ("if …", "when …", "unless …") is marked
-``conditional``: the conflict check passes such pairs on as candidates only.
+or no object. A frame read under a condition ("if …", "when …", "unless …", "while …") is
+marked ``conditional``; when the condition names no place, language, kind of work, request or
+approval ("once the checks pass", "when it saves real work") it is a ``precondition`` too.
+
+Comparing (:func:`frame_pairs`): a prohibition meets a permission or requirement of the same
+action and object, and a gate a permission given without asking; an unconditional
+prohibition of a whole action ("never commit", "leave committing to me") covers it on any
+object or branch ("commit to your feature branch") and under the other side's precondition.
+Qualifiers of the prohibition must all be on the other side (local against CI, production
+against staging stay apart), except the names of the folders the deeper file sits in
+("never mock the database in claims tests" in ``services/claims/``). A gate against a
+prohibition, "ask first" against "never without asking", read against write, different
+branches: compatible.
 
 Lemmas come from the Snowball English stemmer (PyStemmer: a 0.7 MB wheel with no data
 files, about 1 ms to load) with a table of irregular verb forms, applied alike to the text and

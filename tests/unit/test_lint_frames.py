@@ -103,7 +103,58 @@ MODAL_CONFLICTS = [
 ]
 
 
-@pytest.mark.parametrize(("earlier", "later"), MODAL_CONFLICTS)
+# what the agent itself may do, in the words of other repositories: preconditions, procedure
+# steps, commands, what it can reach, things kept off-limits
+ACTION_CONFLICTS = [
+    # an unconditional prohibition holds under the other side's precondition
+    ("Leave committing to the human.", "You may commit to your feature branch once lint passes."),
+    (
+        "Don't create commits yourself.",
+        "Commit your work to the topic branch when tests are green.",
+    ),
+    ("Never edit the migrations.", "If the schema changes, edit the migrations."),
+    (
+        "Adding a dependency needs approval from the security team.",
+        "Feel free to pull in a new library when it saves time.",
+    ),
+    ("Don't push until I approve.", "Feel free to push whenever you like."),
+    # a second verb phrase of a procedure step, and a command that names the action
+    (
+        "Never run migrations yourself.",
+        "When you add a model, generate the migration and run `alembic upgrade head`.",
+    ),
+    ("Running migrations is not your job.", "Run the pending migrations after pulling."),
+    (
+        "Never force-push, including `--force-with-lease`.",
+        "After a rebase, update the pull request with `git push --force-with-lease`.",
+    ),
+    (
+        "Git hooks are mandatory: never skip them.",
+        "It's fine to commit with `git commit -n` while you iterate.",
+    ),
+    ("Don't commit and don't push.", "Commit the changes and push them to your branch."),
+    # what the agent can reach
+    ("Work offline.", "Fetch the latest release notes from the internet."),
+    ("Do not fetch anything from the network.", "You have internet access."),
+    ("You have no network access.", "Look up the error message online when you are stuck."),
+    # things kept off-limits are not to be edited
+    ("Hands off the lockfile.", "Update `uv.lock` whenever you bump a dependency."),
+    ("Schema changes are the DBA's job.", "Feel free to alter the schema on your local database."),
+    ("`src/generated/` is read-only.", "Edit `src/generated/` to fix the types."),
+    # an aside between dashes, and "this service" says where the file applies
+    (
+        "Adding a package \u2014 npm or pip \u2014 requires sign-off from the platform team.",
+        "Feel free to add dependencies when they help.",
+    ),
+    ("Feel free to add a dependency.", "Adding a gem to this service needs sign-off first."),
+    ("Pushing is off-limits.", "OK to push your work at the end of a task."),
+    ("Force pushes are forbidden.", "Force-push your branch after a rebase."),
+    ("Internet access is disabled.", "Download the dataset from S3 before training."),
+    ("Don't add new npm dependencies without asking.", "You're free to add any npm package."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), MODAL_CONFLICTS + ACTION_CONFLICTS)
 def test_permissions_prohibitions_and_gates_meet(earlier: str, later: str) -> None:
     (message,) = _conflicts(earlier, later)
     assert f"\u201c{later}\u201d here" in message
@@ -145,7 +196,57 @@ MODAL_NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize(("earlier", "later"), MODAL_NEAR_MISSES)
+# the scoped, the gated, another object or kind, a story, a quote: silent
+ACTION_NEAR_MISSES = [
+    # another object: a branch, a secret
+    ("Never push to main.", "Once CI passes, push your branch to origin."),
+    ("Never commit to `main`.", "You may commit to your feature branch once the tests pass."),
+    ("Don't commit secrets.", "Commit often."),
+    ("Don't push to shared branches.", "Push to your own branch when you are done."),
+    # local against CI or production: the never side names a place the other does not
+    (
+        "Never run migrations against production.",
+        "When a model changes, run the migrations locally.",
+    ),
+    ("Don't install packages in CI.", "Feel free to install packages locally when you need them."),
+    # read against write, regenerate against edit
+    (
+        "Never write to the production database.",
+        "Read from the production database when debugging.",
+    ),
+    ("Never edit generated files by hand.", "Regenerate the files whenever the schema changes."),
+    # a gate against a prohibition or an obligation, "ask first" against "never without asking"
+    ("Ask before adding dependencies.", "Add a dependency when it saves real work."),
+    ("Ask before adding a dependency.", "Never add a dependency without approval."),
+    ("Never commit unless asked.", "Commit only when I ask you to."),
+    # the condition is a place, or a request
+    ("Never push.", "When working in `sandbox/`, push as often as you like."),
+    ("Never commit.", "When the user asks you to, commit your work."),
+    ("Never push to main.", "Push to main for hotfixes once CI passes."),
+    ("Never mock the database.", "While writing unit tests, mock the database."),
+    ("Never push.", "Push once the Python build passes."),
+    ("Never run migrations.", "In CI, run the migrations once the database is up."),
+    # another kind of the action: the safer force push
+    ("Never force-push.", "If you must rewrite history, use `git push --force-with-lease`."),
+    # a description, a story, a quoted bad practice: no rule
+    ("Never push to main.", "Last year we pushed to main during a release and it broke."),
+    (
+        "Never push to main.",
+        "Someone once wrote \u201calways push straight to main\u201d; ignore that.",
+    ),
+    ("Work offline.", "The docs site is offline on Sundays."),
+    # what a state holds for is read after it: "in CI", "on Fridays"
+    ("Network access is disabled in CI.", "You have network access."),
+    ("Pushing is off-limits on Fridays.", "Push your branch when you are done."),
+    ("Migrations are forbidden in production.", "Run the migrations once the model changes."),
+    # an ecosystem narrows the dependency
+    ("Never add npm packages.", "Feel free to add pip packages."),
+    # the second verb phrase of a prohibition is not asked for
+    ("Always open a PR.", "Never push to main and open a PR afterwards."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), MODAL_NEAR_MISSES + ACTION_NEAR_MISSES)
 def test_modal_near_misses_are_not_conflicts(earlier: str, later: str) -> None:
     assert _conflicts(earlier, later) == []
 
@@ -371,114 +472,6 @@ def test_many_rules_on_one_object_are_compared_in_linear_time() -> None:
 
 
 # --- agent actions across paraphrases, preconditions and procedure steps --------------------
-
-ACTION_CONFLICTS = [
-    # an unconditional prohibition holds under the other side's precondition
-    ("Leave committing to the human.", "You may commit to your feature branch once lint passes."),
-    (
-        "Don't create commits yourself.",
-        "Commit your work to the topic branch when tests are green.",
-    ),
-    ("Never edit the migrations.", "If the schema changes, edit the migrations."),
-    (
-        "Adding a dependency needs approval from the security team.",
-        "Feel free to pull in a new library when it saves time.",
-    ),
-    ("Don't push until I approve.", "Feel free to push whenever you like."),
-    # a second verb phrase of a procedure step, and a command that names the action
-    (
-        "Never run migrations yourself.",
-        "When you add a model, generate the migration and run `alembic upgrade head`.",
-    ),
-    ("Running migrations is not your job.", "Run the pending migrations after pulling."),
-    (
-        "Never force-push, including `--force-with-lease`.",
-        "After a rebase, update the pull request with `git push --force-with-lease`.",
-    ),
-    (
-        "Git hooks are mandatory: never skip them.",
-        "It's fine to commit with `git commit -n` while you iterate.",
-    ),
-    ("Don't commit and don't push.", "Commit the changes and push them to your branch."),
-    # what the agent can reach
-    ("Work offline.", "Fetch the latest release notes from the internet."),
-    ("Do not fetch anything from the network.", "You have internet access."),
-    ("You have no network access.", "Look up the error message online when you are stuck."),
-    # things kept off-limits are not to be edited
-    ("Hands off the lockfile.", "Update `uv.lock` whenever you bump a dependency."),
-    ("Schema changes are the DBA's job.", "Feel free to alter the schema on your local database."),
-    ("`src/generated/` is read-only.", "Edit `src/generated/` to fix the types."),
-    # an aside between dashes, and "this service" says where the file applies
-    (
-        "Adding a package \u2014 npm or pip \u2014 requires sign-off from the platform team.",
-        "Feel free to add dependencies when they help.",
-    ),
-    ("Feel free to add a dependency.", "Adding a gem to this service needs sign-off first."),
-    ("Pushing is off-limits.", "OK to push your work at the end of a task."),
-    ("Force pushes are forbidden.", "Force-push your branch after a rebase."),
-    ("Internet access is disabled.", "Download the dataset from S3 before training."),
-    ("Don't add new npm dependencies without asking.", "You're free to add any npm package."),
-]
-
-
-@pytest.mark.parametrize(("earlier", "later"), ACTION_CONFLICTS)
-def test_agent_actions_meet_across_paraphrases(earlier: str, later: str) -> None:
-    (message,) = _conflicts(earlier, later)
-    assert f"\u201c{later}\u201d here" in message
-
-
-ACTION_NEAR_MISSES = [
-    # another object: a branch, a secret
-    ("Never push to main.", "Once CI passes, push your branch to origin."),
-    ("Never commit to `main`.", "You may commit to your feature branch once the tests pass."),
-    ("Don't commit secrets.", "Commit often."),
-    ("Don't push to shared branches.", "Push to your own branch when you are done."),
-    # local against CI or production: the never side names a place the other does not
-    (
-        "Never run migrations against production.",
-        "When a model changes, run the migrations locally.",
-    ),
-    ("Don't install packages in CI.", "Feel free to install packages locally when you need them."),
-    # read against write, regenerate against edit
-    (
-        "Never write to the production database.",
-        "Read from the production database when debugging.",
-    ),
-    ("Never edit generated files by hand.", "Regenerate the files whenever the schema changes."),
-    # a gate against a prohibition or an obligation, "ask first" against "never without asking"
-    ("Ask before adding dependencies.", "Add a dependency when it saves real work."),
-    ("Ask before adding a dependency.", "Never add a dependency without approval."),
-    ("Never commit unless asked.", "Commit only when I ask you to."),
-    # the condition is a place, or a request
-    ("Never push.", "When working in `sandbox/`, push as often as you like."),
-    ("Never commit.", "When the user asks you to, commit your work."),
-    ("Never push to main.", "Push to main for hotfixes once CI passes."),
-    ("Never mock the database.", "While writing unit tests, mock the database."),
-    ("Never push.", "Push once the Python build passes."),
-    ("Never run migrations.", "In CI, run the migrations once the database is up."),
-    # another kind of the action: the safer force push
-    ("Never force-push.", "If you must rewrite history, use `git push --force-with-lease`."),
-    # a description, a story, a quoted bad practice: no rule
-    ("Never push to main.", "Last year we pushed to main during a release and it broke."),
-    (
-        "Never push to main.",
-        "Someone once wrote \u201calways push straight to main\u201d; ignore that.",
-    ),
-    ("Work offline.", "The docs site is offline on Sundays."),
-    # what a state holds for is read after it: "in CI", "on Fridays"
-    ("Network access is disabled in CI.", "You have network access."),
-    ("Pushing is off-limits on Fridays.", "Push your branch when you are done."),
-    ("Migrations are forbidden in production.", "Run the migrations once the model changes."),
-    # an ecosystem narrows the dependency
-    ("Never add npm packages.", "Feel free to add pip packages."),
-    # the second verb phrase of a prohibition is not asked for
-    ("Always open a PR.", "Never push to main and open a PR afterwards."),
-]
-
-
-@pytest.mark.parametrize(("earlier", "later"), ACTION_NEAR_MISSES)
-def test_agent_action_near_misses_stay_silent(earlier: str, later: str) -> None:
-    assert _conflicts(earlier, later) == []
 
 
 def test_a_rule_of_a_folder_that_names_the_folder_is_not_narrower() -> None:
