@@ -15,7 +15,9 @@
   lists them for a model judge. The finding sits on the later instruction and points at
   the earliest instruction it contradicts. Only instructions whose scopes overlap are compared
   (:mod:`pi_lsp.lint.scopes`): a Python rule and a TypeScript rule do not meet, nor does a
-  rule "for the docs site" meet an unconditional one; :func:`scoped_pairs` lists the pairs
+  rule "for the docs site" meet an unconditional one, except that an unconditional
+  prohibition meets an action asked for under a mere precondition ("never touch the schema" /
+  "when a feature needs a column, run the migration"); :func:`scoped_pairs` lists the pairs
   declined for a condition, for a judge to settle.
 * ``acknowledged-override``, severity ``information``: the same, when the later instruction
   (its list item or its section) says that it overrides another rule ("this package overrides
