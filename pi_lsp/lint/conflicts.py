@@ -15,7 +15,9 @@
   lists them for a model judge. The finding sits on the later instruction and points at
   the earliest instruction it contradicts. Only instructions whose scopes overlap are compared
   (:mod:`pi_lsp.lint.scopes`): a Python rule and a TypeScript rule do not meet, nor does a
-  rule "for the docs site" meet an unconditional one; :func:`scoped_pairs` lists the pairs
+  rule "for the docs site" meet an unconditional one, except that an unconditional
+  prohibition meets an action asked for under a mere precondition ("never touch the schema" /
+  "when a feature needs a column, run the migration"); :func:`scoped_pairs` lists the pairs
   declined for a condition, for a judge to settle.
 * ``acknowledged-override``, severity ``information``: the same, when the later instruction
   (its list item or its section) says that it overrides another rule ("this package overrides
@@ -59,7 +61,7 @@ from pi_lsp.lint.choices import (
     dimension_label,
     versions_exclude,
 )
-from pi_lsp.lint.frames import FramePair, frame_pairs
+from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.numbers import DEFAULT_GROUP
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
@@ -560,14 +562,29 @@ def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> 
     for pair in frame_pairs([p.instruction for p in placed]):
         key = (placed[pair.later_index].order, placed[pair.earlier_index].order)
         later, earlier = placed[pair.later_index], placed[pair.earlier_index]
-        if (
-            pair.confident
-            and key not in paired
-            and _share_scope(later.instruction, earlier.instruction)
-        ):
+        if pair.confident and key not in paired and _frames_share_scope(pair):
             findings.append(_polarity_finding(later, earlier, pair))
             paired.add(key)
     return findings
+
+
+def _frames_share_scope(pair: FramePair) -> bool:
+    """:func:`_share_scope` for a frame pair, where a precondition on the side that does the
+    action does not keep it from an unconditional prohibition ("never touch the schema" /
+    "when a feature needs a column, run the migration": the prohibition holds then too)."""
+    later, earlier = pair.later, pair.earlier
+    if _share_scope(later, earlier):
+        return True
+    if pair.later_frame.positive:
+        doing, other, frame = later, earlier, pair.later_frame
+    else:
+        doing, other, frame = earlier, later, pair.earlier_frame
+    return (
+        frame.precondition
+        and is_precondition(doing.scope.condition)
+        and not other.scope.conditional
+        and declined_reason(doing.scope, other.scope) == "conditional"
+    )
 
 
 def polarity_candidates(

@@ -19,24 +19,48 @@ instruction's plain text with inline code masked (a code span is one object toke
   "every", "your") are dropped.
 
 * modality: what the instruction says of the action, beyond always/never: *require* (the
-  positive markers above), *permit* ("you may", "can", "feel free to", "it's fine to", "the
-  agent is allowed to", "X is OK"), *prohibit* (the negative markers, "X is off-limits", "leave
-  X-ing to the human", "X is the maintainers' job") or *gated*, allowed once approved ("ask
-  before …", "check with the team before …", "X requires sign-off", "… only with approval",
-  "never … without approval", "… unless asked"); a permission or requirement that says it
-  needs no approval ("feel free", "without asking", "whenever you like") is ``unasked``.
-  A deverbal subject reads as its verb ("Pushing is off-limits" is "push", "No new
-  dependencies" is "add dependency");
+  positive markers above, "X is required"), *permit* ("you may", "can", "feel free to", "it's
+  fine to", "OK to", "go ahead and", "the agent is allowed to", "X is OK", "you have network
+  access"), *prohibit* (the negative markers, "under no circumstances", "X is off-limits",
+  "hands off X", "X is read-only", "leave X(-ing) to the human / the DBA team", "X is the
+  maintainers' job", "X is not your job", "work offline") or *gated*, allowed once approved
+  ("ask / wait for approval / talk to the team before …", "check with the team before …", "X
+  requires sign-off", "… only with approval", "never … without approval", "… unless asked",
+  "until I approve", "only when I ask"); a permission or requirement that says it needs no
+  approval ("feel free", "without asking", "whenever you like") is ``unasked``. A deverbal
+  subject reads as its verb ("Pushing is off-limits" is "push", "No new dependencies" is "add
+  dependency"); a thing kept off-limits is not to be edited, a thing required is to be added;
+  the words after a stated rule say where it holds ("… is disabled in CI");
 * what the agent itself may do, named many ways, is one action through data tables
   (:data:`_ACTIONS`: "install packages", "introduce a new library" and "use third-party
   packages" are "add dependency"; "run the migrations" and "alter the schema" are "migrate
-  schema"; "make HTTP requests" and "fetch from the internet" are "access network";
-  :data:`_COMMANDS`: `git push --force`, `--no-verify`, `alembic upgrade head` …).
+  schema"; "make HTTP requests", "fetch from the internet", "download X" and "look X up
+  online" are "access network"; :data:`_COMMANDS`: `git push --force`, `--no-verify`,
+  `git commit -n`, `alembic upgrade head`, `kubectl apply`, `npm install x` …): a command
+  names its action as the object, as the instrument ("update the PR with `git push
+  --force-with-lease`") or as a line of a procedure's shell fence (:func:`command_frames`);
+  `--force-with-lease` is a force push of its own kind, a `--dry-run` none;
+* one clause may hold several: coordinated verb phrases ("generate the migration and run
+  it", "don't create X and don't run Y"), what "including X" adds, and "them" / "it" for the
+  subject of the sentence ("these hooks are required: don't skip them"); a dash-enclosed
+  aside ("— npm or crate —") is skipped; "in this package" and "here" say where the file
+  applies, and name no narrower place.
 
 Text that is not a rule makes no frame: a question, a description ("we never had to …", "CI
 never pushes …": the verb after the marker must be in its base form), a clause with no verb
-or no object. A frame read under a condition ("if …", "when …", "unless …") is marked
-``conditional``: the conflict check passes such pairs on as candidates only.
+or no object. A frame read under a condition ("if …", "when …", "unless …", "while …") is
+marked ``conditional``; when the condition names no place, language, kind of work, request or
+approval ("once the checks pass", "when it saves real work") it is a ``precondition`` too.
+
+Comparing (:func:`frame_pairs`): a prohibition meets a permission or requirement of the same
+action and object, and a gate a permission given without asking; an unconditional
+prohibition of a whole action ("never commit", "leave committing to me") covers it on any
+object or branch ("commit to your feature branch") and under the other side's precondition.
+Qualifiers of the prohibition must all be on the other side (local against CI, production
+against staging stay apart), except the names of the folders the deeper file sits in
+("never mock the database in claims tests" in ``services/claims/``). A gate against a
+prohibition, "ask first" against "never without asking", read against write, different
+branches: compatible.
 
 Lemmas come from the Snowball English stemmer (PyStemmer: a 0.7 MB wheel with no data
 files, about 1 ms to load) with a table of irregular verb forms, applied alike to the text and
@@ -51,6 +75,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from pi_lsp.lint.scopes import heading_languages
 
 if TYPE_CHECKING:
     from pi_lsp.lint.instructions import Instruction
@@ -81,6 +107,13 @@ class Frame:
     #: a permission or requirement that says it needs no approval ("feel free to …",
     #: "… without asking")
     unasked: bool = False
+    #: for a frame of the *land* class, the verb that lands ("commit", "push", "merge"):
+    #: "leave committing to the human" forbids committing to any branch
+    via: str = ""
+    #: ``conditional``, and the condition names no place, request or approval ("once the
+    #: checks pass", "when it saves real work"): an unconditional prohibition forbids the
+    #: action under it too
+    precondition: bool = False
 
     def __post_init__(self) -> None:
         if not self.modality:
@@ -183,14 +216,15 @@ def lemma(word: str) -> str:
 _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "commit": ("commit", "check in"),
     "push": ("push",),
-    "merge": ("merge",),
+    "merge": ("merge", "squash-merge", "rebase-merge"),
     "force-push": ("force-push", "force push", "force"),
     "add": ("add", "write", "include", "insert", "put", "introduce"),
     "remove": ("remove", "delete", "drop", "strip", "erase"),
     "mock": ("mock", "stub", "fake", "monkeypatch", "monkey-patch"),
     "use": ("use", "rely on", "employ", "utilize", "utilise", "depend on", "leverage"),
     "run": ("run", "execute", "invoke", "launch", "apply"),
-    "edit": ("edit", "modify", "change", "touch", "alter", "hand-edit", "tweak"),
+    "edit": ("edit", "modify", "change", "touch", "alter", "hand-edit", "tweak", "patch"),
+    "hard-code": ("hard-code", "hardcode"),
     "create": ("create", "make", "generate", "produce"),
     "skip": ("skip", "bypass", "disable", "circumvent"),
     "comment": ("comment",),
@@ -198,10 +232,22 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "update": ("update", "upgrade", "bump"),
     "rewrite": ("rewrite", "rebase"),
     "regenerate": ("regenerate", "re-generate"),
-    "access": ("access", "reach", "hit", "contact", "call", "fetch", "download"),
+    "access": (
+        "access",
+        "reach",
+        "hit",
+        "contact",
+        "call",
+        "fetch",
+        "look up",
+        "browse",
+    ),
+    #: verbs that always reach the network
+    "download": ("download", "curl", "wget"),
     "migrate": ("migrate",),
     "open": ("open", "submit", "raise"),
-    "send": ("send", "issue"),
+    "deploy": ("deploy", "roll out", "redeploy"),
+    "send": ("send",),
 }
 #: verbs of these classes that name a branch they land on form one class, "land"
 _LANDING = frozenset({"commit", "push", "merge"})
@@ -229,8 +275,6 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "lib",
         "third-party package",
         "third-party library",
-        "npm package",
-        "pip package",
         "crate",
         "gem",
     ),
@@ -262,6 +306,14 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "husky hook",
         "pre-commit",
         "`pre-commit`",
+        "husky",
+        "husky hooks",
+        "lefthook",
+        "`husky`",
+        "`lefthook`",
+        "commit-msg hook",
+        "`lint-staged`",
+        "lint-staged",
     ),
     "network": (
         "network",
@@ -278,19 +330,30 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
         "outbound request",
         "external request",
         "api call",
+        "web",
+        "online resource",
     ),
-    "migration": ("migration", "database migration", "db migration", "schema migration"),
+    "migration": (
+        "migration",
+        "database migration",
+        "db migration",
+        "schema migration",
+        "migration file",
+        "migration script",
+    ),
     "schema": ("schema", "database schema", "db schema"),
     "remote": ("remote", "origin", "upstream", "remote repository"),
     "env-var": ("env var", "environment variable"),
+    "flag": ("flag", "feature flag", "feature toggle", "toggle", "flag value"),
 }
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
 #: modifiers of a dependency that say it is one more ("new dependencies", "extra packages")
-_NEW = ("new", "additional", "extra", "more", "external", "other")
+#: (an ecosystem, "npm", "pip", stays a modifier: "npm packages" are not all packages)
+_NEW = ("new", "additional", "extra", "more", "external", "other", "third-party", "outside")
 #: verbs that name a whole action without an object ("Do not push", "Leave committing to the
 #: human"): a frame of their own, object "", when the only object is a payload
-_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate"})
+_OBJECTLESS = frozenset({"commit", "push", "merge", "force-push", "migrate", "deploy"})
 
 
 @lru_cache(maxsize=1)
@@ -332,26 +395,52 @@ _ACTIONS: tuple[
 #: access"): the action's verb
 _IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migration": "migrate"}
 #: inline commands that name an action, tested as substrings of the verb and the command
-#: together ("push `--force`", "run `git commit --no-verify`"); the first match wins and an
-#: action "" keeps the command as it is (the safer force push is not a force push)
-_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("--no-verify",), "skip", "hook"),
-    (("--force-with-lease",), "", ""),
-    (("push", "--force"), "force-push", ""),
-    (("push", " -f"), "force-push", ""),
-    (("git push",), "push", ""),
-    (("git commit",), "commit", ""),
-    (("migrate",), "migrate", "schema"),
-    (("alembic upgrade",), "migrate", "schema"),
-    (("pnpm add ",), "add", "dependency"),
-    (("yarn add ",), "add", "dependency"),
-    (("npm install ",), "add", "dependency"),
-    (("npm i ",), "add", "dependency"),
-    (("uv add ",), "add", "dependency"),
-    (("poetry add ",), "add", "dependency"),
-    (("cargo add ",), "add", "dependency"),
-    (("pip install ",), "add", "dependency"),
-    (("go get ",), "add", "dependency"),
+#: together ("push `--force`", "run `git commit --no-verify`"); the first match wins; the
+#: third item is a kind of the action that narrows it (the safer force push is not a plain
+#: force push) and an action "" keeps the command as it is
+_COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
+    (("--dry-run",), "", "", ""),
+    (("--dryrun",), "", "", ""),
+    (("--no-verify",), "skip", "hook", ""),
+    (("husky=0",), "skip", "hook", ""),
+    (("skip=",), "skip", "hook", ""),
+    (("git commit", " -n"), "skip", "hook", ""),
+    (("--force-with-lease",), "force-push", "", "lease"),
+    (("--force-if-includes",), "force-push", "", "lease"),
+    (("push", "--force"), "force-push", "", ""),
+    (("push", " -f"), "force-push", "", ""),
+    (("git push",), "push", "", ""),
+    (("git commit",), "commit", "", ""),
+    (("migrate",), "migrate", "schema", ""),
+    (("alembic upgrade",), "migrate", "schema", ""),
+    (("alembic downgrade",), "migrate", "schema", ""),
+    (("goose up",), "migrate", "schema", ""),
+    (("dbmate up",), "migrate", "schema", ""),
+    (("db:rollback",), "migrate", "schema", ""),
+    (("flyway migrate",), "migrate", "schema", ""),
+    (("liquibase update",), "migrate", "schema", ""),
+    (("prisma db push",), "migrate", "schema", ""),
+    (("db:schema:load",), "migrate", "schema", ""),
+    (("pnpm add ",), "add", "dependency", ""),
+    (("yarn add ",), "add", "dependency", ""),
+    (("bun add ",), "add", "dependency", ""),
+    (("npm install ",), "add", "dependency", ""),
+    (("npm i ",), "add", "dependency", ""),
+    (("uv add ",), "add", "dependency", ""),
+    (("poetry add ",), "add", "dependency", ""),
+    (("pdm add ",), "add", "dependency", ""),
+    (("cargo add ",), "add", "dependency", ""),
+    (("pip install ",), "add", "dependency", ""),
+    (("go get ",), "add", "dependency", ""),
+    (("bundle add ",), "add", "dependency", ""),
+    (("composer require ",), "add", "dependency", ""),
+    (("dotnet add ",), "add", "dependency", ""),
+    (("kubectl apply",), "deploy", "", ""),
+    (("kubectl rollout",), "deploy", "", ""),
+    (("helm upgrade",), "deploy", "", ""),
+    (("helm install",), "deploy", "", ""),
+    (("terraform apply",), "deploy", "", ""),
+    (("fly deploy",), "deploy", "", ""),
 )
 
 
@@ -369,12 +458,64 @@ def _action_table() -> dict[tuple[str, str], _Action]:
     return table
 
 
-def _command(verb: str, code: str) -> tuple[str, str] | None:
-    """The action an inline command names (with the verb that runs it), if any."""
+#: files that list a project's dependencies: "add a gem to the `Gemfile`" adds a gem
+_MANIFESTS = frozenset(
+    {
+        "package.json",
+        "cargo.toml",
+        "pyproject.toml",
+        "requirements.txt",
+        "requirements-dev.txt",
+        "setup.py",
+        "setup.cfg",
+        "pipfile",
+        "gemfile",
+        "go.mod",
+        "build.gradle",
+        "build.gradle.kts",
+        "pom.xml",
+        "composer.json",
+        "package.swift",
+        "podfile",
+        "mix.exs",
+        "pubspec.yaml",
+        "deno.json",
+        "libs.versions.toml",
+        "directory.packages.props",
+    }
+)
+_MANIFEST_WORDS = ("manifest", "gemfile", "podfile", "pipfile")
+
+
+@lru_cache(maxsize=1)
+def _action_neutrals() -> dict[tuple[str, str], frozenset[str]]:
+    """(action, object) -> the qualifier words that never narrow it (its table's modifiers
+    that never narrow it, and for "add dependency" the manifests it is added to)."""
+    out: dict[tuple[str, str], frozenset[str]] = {}
+    for _, _, verb, obj, neutral, _ in _ACTIONS:
+        out[(verb, obj)] = out.get((verb, obj), frozenset()) | {lemma(w) for w in neutral}
+    manifests = {lemma(w) for w in _MANIFEST_WORDS}
+    out[("add", "dependency")] = out.get(("add", "dependency"), frozenset()) | manifests
+    return out
+
+
+def _neutral(action: str, obj: str, word: str) -> bool:
+    """Whether a qualifier ``word`` never narrows the action ("`apps/web/package.json`" for
+    adding a dependency, "external" for network access)."""
+    if word.startswith("`"):
+        return (action, obj) == ("add", "dependency") and (
+            word.strip("`").rsplit("/", 1)[-1] in _MANIFESTS
+        )
+    return word in _action_neutrals().get((action, obj), frozenset())
+
+
+def _command(verb: str, code: str) -> tuple[str, str, frozenset[str]] | None:
+    """The action an inline command names (with the verb that runs it) and its kind, if
+    any."""
     text = f"{verb} {code.strip('`')}"
-    for keys, action, obj in _COMMANDS:
+    for keys, action, obj, kind in _COMMANDS:
         if all(_has(text, key) for key in keys):
-            return (action, obj) if action else None
+            return (action, obj, frozenset({kind} - {""})) if action else None
     return None
 
 
@@ -395,12 +536,41 @@ def _action(verb: str, head: str, kinds: frozenset[str]) -> tuple[str, str, froz
     if head.startswith("`"):
         named = _command(verb, head)
         if named is not None:
-            return named[0], named[1], kinds
+            return named[0], named[1], kinds | named[2]
     found = _action_table().get((verb, head))
     if found is None or (found[3] and not found[3] & kinds):
         return verb, head, kinds
     action, obj, dropped, _ = found
     return action, obj, kinds - dropped
+
+
+#: what a context file may sit in: "to this service" or "in this app" names its own place
+_CONTAINER_WORDS = (
+    "package",
+    "service",
+    "app",
+    "application",
+    "folder",
+    "directory",
+    "dir",
+    "module",
+    "repository",
+    "project",
+    "crate",
+    "workspace",
+    "codebase",
+    "subproject",
+    "engine",
+    "site",
+    "plugin",
+    "library",
+)
+
+
+@lru_cache(maxsize=1)
+def _containers() -> frozenset[str]:
+    _, nouns = _tables()
+    return frozenset(nouns.get((lemma(w),), lemma(w)) for w in _CONTAINER_WORDS)
 
 
 #: nouns that name a part of what they sit in ("every function in generated files")
@@ -451,6 +621,7 @@ _PREPOSITIONS = {
     "per": "per",
     "like": "like",
     "about": "about",
+    "including": "incl",
 }
 #: preposition classes whose phrase says where a rule applies
 _PLACES = frozenset({"in", "for"})
@@ -497,6 +668,9 @@ _ADVERB_WORDS = frozenset(
         "afterward",
         "now",
         "sometimes",
+        "together",
+        "online",
+        "offline",
     }
 )
 _NOT_ADVERBS = frozenset({"apply", "reply", "supply", "fly", "rely", "family", "assembly"})
@@ -590,6 +764,23 @@ _LABEL_MARKERS = frozenset(
 _CLAUSE_END = frozenset({";", ":", "\u2014", "\u2013", "?", "!", "."})
 
 
+_DASHES = frozenset({"\u2014", "\u2013"})
+#: words a dash-enclosed aside may hold ("— npm or crate —")
+_ASIDE_WORDS = 5
+
+
+def _aside_end(tokens: list[str], at: int) -> int | None:
+    """Where a short aside opened by the dash at ``tokens[at]`` closes with a second dash,
+    if it is one: a few words, no clause end, no verb of the tables in its base form."""
+    for k in range(at + 1, min(len(tokens), at + 2 + _ASIDE_WORDS)):
+        token = tokens[k]
+        if token in _DASHES:
+            return k if k > at + 1 else None
+        if token in _CLAUSE_END or token in _LEAD_FIRST or _next_verb(tokens, k):
+            return None
+    return None
+
+
 def _tokens(readable: str, masked: str) -> list[str]:
     """Lowercase words, inline code spans (as "`code`") and punctuation; numbers dropped."""
     out: list[str] = []
@@ -615,7 +806,15 @@ def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
     clauses: list[tuple[list[str], bool]] = []
     current: list[str] = []
     depth = 0
-    for token in tokens:
+    skip_to = -1
+    for at, token in enumerate(tokens):
+        if at < skip_to:
+            continue
+        if token in _DASHES and not depth and current:
+            close = _aside_end(tokens, at)
+            if close is not None:
+                skip_to = close + 1  # "Adding a package — npm or crate — requires sign-off"
+                continue
         if token == "(":
             depth += 1
         elif token == ")":
@@ -707,6 +906,9 @@ class _Phrase:
 
     head: str
     modifiers: list[str]
+    #: named with "this" / "these" ("to this service", "in this package"): the place the
+    #: context file itself applies to
+    here: bool = False
 
 
 def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
@@ -715,12 +917,15 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
     phrases: list[tuple[str, _Phrase]] = []
     role = ""
     current: list[str] = []
+    here = False
     k = 0
 
     def close() -> None:
+        nonlocal here
         if current:
-            phrases.append((role, _Phrase(current[-1], current[:-1])))
+            phrases.append((role, _Phrase(current[-1], current[:-1], here)))
         current.clear()
+        here = False
 
     while k < len(words):
         word = words[k]
@@ -745,7 +950,12 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             close()
             k += 1
             continue
+        if word == "included" and current:
+            current.clear()  # "…, docs included": what the rule covers too, not a narrowing
+            k += 1
+            continue
         if word in _NEUTRAL or word == "not":
+            here = here or (word in ("this", "these") and not current)
             k += 1
             continue
         name, size = _noun(words, k)
@@ -766,6 +976,10 @@ class _Reading:
     unasked: bool = False
     #: where the action's words end ("Leave committing to the human": before "to")
     stop: int | None = None
+    #: the verb of a rule on a thing, when its words name none: "edit" for what is kept
+    #: off-limits ("the schema is off-limits", "hands off `src/gen/`"), "add" for what is
+    #: required ("docstrings are required")
+    implied: str = ""
 
 
 #: adjectives that allow what they describe ("it is fine to …", "X is OK")
@@ -792,6 +1006,10 @@ _MODAL_LEADS: tuple[tuple[tuple[str, ...], str, bool, bool], ...] = (
     (("do", "not", "need", "approval", "to"), PERMIT, False, True),
     (("no", "need", "to", "ask", "before"), PERMIT, True, True),
     (("are", "allowed", "to"), PERMIT, False, False),
+    (("ok", "to"), PERMIT, False, False),
+    (("okay", "to"), PERMIT, False, False),
+    (("fine", "to"), PERMIT, False, False),
+    (("allowed", "to"), PERMIT, False, False),
     (("are", "permitted", "to"), PERMIT, False, False),
     (("are", "not", "allowed", "to"), PROHIBIT, False, False),
     (("are", "not", "permitted", "to"), PROHIBIT, False, False),
@@ -801,7 +1019,9 @@ _MODAL_LEADS: tuple[tuple[tuple[str, ...], str, bool, bool], ...] = (
 )
 #: verbs that ask for approval before an action ("Ask the user before pushing", "Check with
 #: the platform team before adding dependencies"), and how far their "before" may sit
-_GATE_LEADS = frozenset({"ask", "check", "confirm", "consult", "get", "seek", "obtain"})
+_GATE_LEADS = frozenset(
+    {"ask", "check", "confirm", "consult", "get", "seek", "obtain", "wait", "talk", "speak"}
+)
 _GATE_REACH = 6
 #: words that name approval ("without sign-off", "requires explicit approval")
 _APPROVAL = frozenset(
@@ -852,6 +1072,20 @@ _PEOPLE = frozenset(
         "developers",
         "author",
         "authors",
+        "dba",
+        "dbas",
+        "sre",
+        "sres",
+        "ops",
+        "admin",
+        "admins",
+        "lead",
+        "leads",
+        "engineer",
+        "engineers",
+        "i",
+        "someone",
+        "somebody",
     }
 )
 #: subjects that make "may" / "can" a permission for the agent ("The agent may push")
@@ -874,6 +1108,9 @@ _NEGATIVE_LEADS: tuple[tuple[tuple[str, ...], bool], ...] = (
     (("are", "not", "to"), False),
     (("avoid",), True),
     (("refrain", "from"), True),
+    (("under", "no", "circumstances", "should", "you"), False),
+    (("under", "no", "circumstances", "may", "you"), False),
+    (("under", "no", "circumstances"), False),
     (("no",), True),
 )
 _POSITIVE_LEADS: tuple[tuple[str, ...], ...] = (
@@ -947,9 +1184,12 @@ def _lead(words: Sequence[str], at: int) -> _Reading | None:
         at += len(marker)
     if positive:
         return _Reading(True, at)
-    if at == start and at < len(words) and _is_base(words[at]) and _verb_class(words, at):
+    known = _verb_class(words, at) if at == start and at < len(words) else None
+    if known is not None and _is_base(words[at]):
         following = words[at + 1] if at + 1 < len(words) else ""
-        if (lemma(words[at]), lemma(following)) not in _COMPOUNDS:
+        beyond = words[at + known[1]] if at + known[1] < len(words) else ""
+        # "Force pushes are forbidden": a subject before its verb, not an imperative
+        if (lemma(words[at]), lemma(following)) not in _COMPOUNDS and beyond not in _MODALS:
             return _Reading(True, at)
     return None
 
@@ -974,15 +1214,22 @@ def _modal_lead(words: Sequence[str], at: int) -> _Reading | None:
         between = middle[: middle.index("before")]
         if first in ("check", "confirm") and between[:1] != ["with"]:
             return None  # "check the logs before pushing" asks to check, not for approval
-        if first in ("get", "seek", "obtain") and not any(w in _APPROVAL for w in between):
+        if first in ("talk", "speak") and between[:1] not in (["to"], ["with"]):
+            return None  # "talk to the platform team before adding a dependency"
+        if first in ("get", "seek", "obtain", "wait") and not any(w in _APPROVAL for w in between):
             return None
         return _Reading(False, at + 2 + len(between), gerund=True, modality=GATED)
+    if first == "hands" and words[at + 1 : at + 2] == ["off"]:
+        # "Hands off the schema": keep off it (a verb after it names the action)
+        return _Reading(False, at + 2, gerund=True, modality=PROHIBIT, implied="edit")
+    if words[at : at + 4] in (["keep", "your", "hands", "off"], ["keep", "hands", "off"]):
+        return _Reading(False, at + len(words[at : at + 4]), True, False, PROHIBIT, implied="edit")
     if first == "leave":
         for j in range(at + 2, end):
             if words[j] != "to":
                 continue
-            after = [w for w in words[j + 1 : j + 3] if w not in ("the", "a", "an")]
-            if words[at + 1].endswith("ing") or (bool(after) and after[0] in _PEOPLE):
+            after = words[j + 1 : j + 4]
+            if words[at + 1].endswith("ing") or any(w.removesuffix("'s") in _PEOPLE for w in after):
                 return _Reading(False, at + 1, gerund=True, modality=PROHIBIT, stop=j)
             return None
     return None
@@ -1076,14 +1323,28 @@ def _state(
     """The reading of "X is forbidden / off-limits / fine / required", of "the agent is
     allowed to push", and of their negations."""
     following = words[rest] if rest < len(words) else ""
+    tail = rest + 1
     if following == "off" and rest + 1 < len(words) and words[rest + 1] == "limits":
-        following = "off-limits"
+        following, tail = "off-limits", rest + 2
+    # the words after the state say where it holds ("Network access is disabled in CI",
+    # "Pushing is off-limits on Fridays"): read with the action's own words
+    action = subject + list(words[tail:])
     if not negative and _someone_elses(words, rest):
         # "Committing is the human's job", "Merging is up to the maintainers"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    duty = words[rest + 1] if rest + 1 < len(words) else ""
+    if negative and words[rest : rest + 1] == ["your"] and duty in _DUTIES:
+        # "Running migrations is not your job"
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
+    if following == "read-only" and not negative:
+        # "`src/gen/` is read-only": editing it is forbidden
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT, implied="edit"), action
     if following in _FORBIDDEN:
         modality = REQUIRE if negative else PROHIBIT
-        return _Reading(negative, 0, gerund=True, modality=modality), subject
+        # "the schema is off-limits" keeps a thing from being edited; "`any` is forbidden"
+        # bans its use, which no verb here names
+        implied = "edit" if following == "off-limits" and not negative else ""
+        return _Reading(negative, 0, True, False, modality, implied=implied), action
     if following not in _PERMITTED:
         return None
     if rest + 1 < len(words) and words[rest + 1] == "to":
@@ -1093,9 +1354,11 @@ def _state(
         modality = PROHIBIT if negative else REQUIRE if following in _REQUIRED else PERMIT
         return _Reading(not negative, rest + 2, modality=modality), subject
     if negative:
-        return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
-    modality = REQUIRE if following in _REQUIRED else PERMIT
-    return _Reading(True, 0, gerund=True, modality=modality), subject
+        return _Reading(False, 0, gerund=True, modality=PROHIBIT), action
+    if following in _REQUIRED:
+        # "Docstrings are required": writing them is asked for
+        return _Reading(True, 0, gerund=True, modality=REQUIRE, implied="add"), action
+    return _Reading(True, 0, gerund=True, modality=PERMIT), action
 
 
 #: words after a comma that open a clause of its own ("…, always open a PR instead")
@@ -1115,7 +1378,7 @@ def _condition(words: list[str]) -> tuple[list[str], list[str], bool]:
     elif words and words[0] in _CONDITION:
         return [], words, True
     for k, word in enumerate(words):
-        if word in ("unless", "if", "when", "whenever", "except", "until", "once"):
+        if word in ("unless", "if", "when", "whenever", "except", "until", "once", "while"):
             qualifiers += words[k + 1 :]
             return words[:k], qualifiers, True
         if word in _REASON or (word == "," and k + 1 < len(words) and words[k + 1] in _REASON):
@@ -1139,8 +1402,17 @@ def _comma_clauses(words: list[str]) -> list[list[str]]:
         if word in (",", "but") and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
             pieces.append([])  # "…, always open a PR instead", "commit freely but never push"
             continue
+        if word == "and" and piece and _marked(words, k + 1):
+            pieces.append([])  # "don't create migration files and don't run `db:migrate`"
+            continue
         piece.append(word)
     return pieces
+
+
+def _marked(words: Sequence[str], at: int) -> bool:
+    """Whether an always/never marker opens ``words[at:]`` ("and never …", "and don't …")."""
+    following = words[at : at + 2]
+    return following[:1] in (["never"], ["always"], ["must"]) or following == ["do", "not"]
 
 
 def _canonical(words: Sequence[str]) -> list[str]:
@@ -1164,7 +1436,7 @@ _MAX_EACH = 4
 _GERUND_REACH = 3
 
 
-def _clause_frames(words: list[str]) -> list[Frame]:
+def _clause_frames(words: list[str], antecedent: _Phrase | None = None) -> list[Frame]:
     frames: list[Frame] = []
     for piece in _comma_clauses(words):
         start = 0
@@ -1172,8 +1444,55 @@ def _clause_frames(words: list[str]) -> list[Frame]:
             start += 1
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
-        frames += [_gated(frame, gate) for frame in _main_frames(main, outer, conditional)]
+        pre = conditional and _precondition(outer)
+        for frame in _main_frames(main, outer, conditional, antecedent=antecedent):
+            frame = _gated(frame, gate)
+            frames.append(replace(frame, precondition=True) if pre else frame)
     return frames
+
+
+#: words of a condition that make it more than a precondition of the action: a place ("when
+#: working in `docs/`", "for the docs site"), a request or an approval ("if the user asks")
+_NOT_PRECONDITION = frozenset(
+    {"in", "inside", "within", "under", "for", "on", "across", "at", "during", "outside"}
+    | {"ask", "asks", "asked", "request", "requests", "requested", "tell", "tells", "told"}
+    | {"say", "says", "said", "want", "wants", "instruct", "instructs", "instructed"}
+    | {"approve", "approves", "approved", "prompt", "prompted", "agree", "agrees", "agreed"}
+    | {"okay", "ok", "otherwise", "explicitly", "permitted", "allowed"}
+)
+#: gerunds that open a condition naming a kind of work, a scope of its own ("while editing
+#: Makefiles", "when you are writing tests"; not "when it saves you writing code")
+_WORK = frozenset({"working", "editing", "writing", "touching"})
+
+
+def _precondition(words: Sequence[str]) -> bool:
+    """Whether a condition's ``words`` only say when the action is due ("once `pnpm check`
+    passes", "if the schema changes", "when it saves real work"), not where it applies nor
+    that someone must ask for it: no place word, no path, no request, no approval."""
+    condition: list[str] = []
+    for word in words:
+        if word == ",":
+            break  # "when it saves work, just pin it in the Gemfile": the condition ended
+        condition.append(word)
+        if word in _NOT_PRECONDITION or word in _APPROVAL or word in _REQUEST_VERBS:
+            return False
+        if word.startswith("`") and ("/" in word or _FILE_NAME.search(word) is not None):
+            return False
+    opening = [w for w in condition[:3] if w not in ("you", "are", "we")][:1]
+    if opening and opening[0] in _WORK:
+        return False
+    # "once the Python build passes": a language is a scope of its own
+    return bool(condition) and not heading_languages(" ".join(condition))
+
+
+def is_precondition(condition: str) -> bool:
+    """Whether the text of a condition ("when a feature needs a new column") only says when
+    an action is due (:func:`_precondition`), not where it applies or who asks for it."""
+    return _precondition(condition.lower().split())
+
+
+#: a file name's extension at the end of a code span ("`setup.cfg`", "`src/app.ts`")
+_FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,7}+`$")
 
 
 #: words that open an approval phrase: "without" says none is needed, the others that one is
@@ -1183,7 +1502,10 @@ _GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "
 _REQUEST_FILLER = frozenset(
     {"explicitly", "specifically", "you", "are", "were", "the", "a", "user", "maintainer"}
 )
-_REQUEST_VERBS = frozenset({"asks", "requests", "approves", "says"})
+_REQUEST_VERBS = frozenset(
+    {"asks", "requests", "approves", "says", "tells", "confirms", "wants"}
+    | {"ask", "request", "approve", "say", "tell", "confirm", "want"}
+)
 #: words an approval phrase may span after its opener
 _GATE_SPAN = 4
 
@@ -1211,7 +1533,7 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             k += 1
             continue
         request = word in ("unless", "if", "when", "until")
-        filler = _REQUEST_FILLER if request else _APPROVAL_FILLER
+        filler = _REQUEST_FILLER | _PEOPLE if request else _APPROVAL_FILLER
         j = k + 1
         while (
             j < len(words) and j - k <= _GATE_SPAN and (words[j] in filler or words[j] == "being")
@@ -1232,7 +1554,11 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
         )
         if request and named and not _ends_request(words, j + 1):
             named = False  # "unless a user asks to run the full suite": a request for more
-        if not named or (word in ("if", "when", "until") and target not in _REQUESTED):
+        # "if asked", "until I approve", "when the user asks": a request by someone named
+        personal = j > k + 1 and words[j - 1] in _PEOPLE
+        if not named or (
+            word in ("if", "when", "until") and target not in _REQUESTED and not personal
+        ):
             out.append(word)
             k += 1
             continue
@@ -1267,6 +1593,8 @@ def _ends_request(words: list[str], at: int) -> bool:
     """Whether a request ("unless asked", "if the user asks") ends at ``words[at]``: the
     clause ends, or only "to do so" / "by the user" / "for it" / "first" follows (not "asks to
     run the full suite", not "when the requested work is done")."""
+    if words[at : at + 1] in (["you"], ["me"]):
+        at += 1  # "when I ask you to"
     rest = words[at : at + 3]
     if not rest or rest[0] in (",", "first", "explicitly", "otherwise"):
         return True
@@ -1313,9 +1641,23 @@ def _gated(frame: Frame, gate: str) -> Frame:
     return frame
 
 
-def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
+#: verb phrases read from one clause joined by "and" / "then" ("generate the migration and
+#: run it")
+_MAX_PHRASES = 3
+
+
+def _main_frames(
+    words: list[str],
+    outer: list[str],
+    conditional: bool,
+    depth: int = 0,
+    antecedent: _Phrase | None = None,
+) -> list[Frame]:
     if not words:
         return []
+    stated = _access_statement(words, outer, conditional)
+    if stated:
+        return stated
     reading = _lead(words, 0)
     subject: list[str] = []
     if reading is None:
@@ -1340,12 +1682,13 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
         # "avoid mocking …", "no direct commits to main", "force pushes are forbidden"
         reach = k + _GERUND_REACH
         first = k
-        while k < len(rest) and k < reach and _verb_class(rest, k) is None:
+        while k < len(rest) and k < reach and not _deverbal(rest, k):
             compound.append(rest[k])
             k += 1
-        if k >= len(rest) or _verb_class(rest, k) is None:
+        if k >= len(rest) or not _deverbal(rest, k):
             # "No new dependencies": a noun that stands for its action
-            return _implied_frames(mode, rest[first:], qualifiers, conditional, scope)
+            implied = reading.implied
+            return _implied_frames(mode, rest[first:], qualifiers, conditional, scope, implied)
         qualifiers += compound
     if k >= len(rest):
         return []
@@ -1375,6 +1718,15 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
             continue
         break
     after = rest[k:]
+    more: list[Frame] = []
+    cut = _next_phrase(after) if reading.positive and depth < _MAX_PHRASES else None
+    if cut is not None:
+        # "generate the migration and run `db:migrate`": the second verb phrase is asked for
+        # (or allowed) as the first one is
+        tail = _main_frames(after[cut:], outer, conditional, depth + 1, antecedent)
+        more = [replace(f, modality=reading.modality or f.modality) for f in tail]
+        more = [replace(f, unasked=reading.unasked) if reading.unasked else f for f in more]
+        after = after[: cut - 1]
     if reading.passive:
         head, modifiers = _head(subject)
         if not head:
@@ -1382,6 +1734,8 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
         phrases = [("", _Phrase(head, modifiers)), *_noun_phrases(after)]
     else:
         phrases = _noun_phrases(after)
+        if antecedent is not None and after[:1] in (["them"], ["it"]):
+            phrases.insert(0, ("", antecedent))  # "These hooks are required: don't skip them"
         qualifiers += subject
         named = _compound_object(compound)
         if named is not None and not any(r == "" for r, _ in phrases):
@@ -1394,7 +1748,74 @@ def _main_frames(words: list[str], outer: list[str], conditional: bool) -> list[
         frame
         for verb in list(dict.fromkeys(verbs))[:_MAX_EACH]
         for frame in _frames(mode, verb, phrases, quals, conditional, scope)
-    ]
+    ] + more
+
+
+#: verbs of "work offline", "stay offline": the agent is to reach no network
+_OFFLINE_VERBS = frozenset({"work", "stay", "remain", "operate", "are", "be", "run"})
+#: words of "you have (full) network access" before "access"
+_ACCESS_FILLER = frozenset({"full", "unrestricted", "open", "complete", "direct", "any"})
+
+
+def _access_statement(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
+    """The frames of what the agent is told it can reach: "You have network access" and
+    "you have access to the internet" allow it, "you have no internet access" and "you don't
+    have network access" forbid it, "work offline" and "you are offline" forbid reaching the
+    network."""
+    k = 0
+    while k < len(words) and words[k] in ("please", "always", "you", "we"):
+        k += 1
+    agent = k > 0 and words[k - 1] in ("you", "we")
+    if words[k : k + 1] and words[k] in _OFFLINE_VERBS and words[k + 1 : k + 2] == ["offline"]:
+        if words[k] in ("are", "be") and not agent:
+            return []  # "the docs are offline": not the agent
+        mode = (False, PROHIBIT, False)
+        return _frames(mode, "access", [("", _Phrase("network", []))], [], conditional)
+    if not agent:
+        return []
+    negative = False
+    if words[k : k + 2] == ["do", "not"]:
+        negative, k = True, k + 2
+    if words[k : k + 1] not in (["have"], ["has"]):
+        return []
+    k += 1
+    if words[k : k + 1] == ["no"]:
+        negative, k = True, k + 1
+    start = k
+    while k < len(words) and k - start < 3 and words[k] != "access":
+        k += 1
+    if words[k : k + 1] != ["access"]:
+        return []
+    named = [w for w in words[start:k] if w not in _ACCESS_FILLER]
+    phrases = _noun_phrases(named) if named else []
+    if words[k + 1 : k + 2] == ["to"]:
+        phrases = [(r if r != "to" else "", p) for r, p in _noun_phrases(words[k + 1 :])]
+    if not phrases:
+        return []
+    mode = (False, PROHIBIT, False) if negative else (True, PERMIT, False)
+    quals = [q for q in _canonical(outer) if q not in _dropped()]
+    return _frames(mode, "access", phrases[:1], quals, conditional)
+
+
+def _next_phrase(words: Sequence[str]) -> int | None:
+    """Where a second verb phrase starts in the words after a verb ("the migration and run
+    it", "your branch, then open a PR"), as :func:`_noun_phrases` ends the first one."""
+    for k, word in enumerate(words):
+        if k and word in _RELATIVE:
+            return None
+        if word == "to" and k + 1 < len(words) and _purpose(words, k + 1):
+            return None
+        if k and word in ("and", "then") and _next_verb(words, k + 1):
+            return k + 1
+    return None
+
+
+def _deverbal(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]`` is a verb of the tables as a gerund or a noun ("pushing",
+    "commits"), not a participle that modifies a noun ("generated files")."""
+    word = words[at]
+    participle = word.endswith("ed") and word not in _ED_BASE
+    return not participle and _verb_class(words, at) is not None
 
 
 def _compound_object(words: list[str]) -> _Phrase | None:
@@ -1413,9 +1834,11 @@ def _implied_frames(
     qualifiers: list[str],
     conditional: bool,
     scope: frozenset[str],
+    implied: str = "",
 ) -> list[Frame]:
     """Frames of a noun that stands for its action ("No new dependencies", "No network
-    access without approval"): :data:`_IMPLIED`."""
+    access without approval"): :data:`_IMPLIED`; else, with ``implied``, of that verb on the
+    noun ("the schema is off-limits": editing it)."""
     phrases = _noun_phrases(words)
     if not phrases or phrases[0][0] != "":
         return []
@@ -1424,6 +1847,8 @@ def _implied_frames(
         verb = "run"  # "`git push --force` is off-limits"
     elif head in _IMPLIED:
         verb = _IMPLIED[head]
+    elif implied and head and head not in _NEUTRAL:
+        verb = implied
     else:
         return []
     quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
@@ -1435,7 +1860,18 @@ _NOT_VERBS = frozenset(
     {"need", "have", "be", "get", "do", "let", "go", "not", "no", "and", "or", "a", "the"}
 )
 #: qualifier words that do not narrow a rule
-_DROPPED_WORDS = ("directly", "direct", "straight", "ever", "just", "also", "really", "simply")
+_DROPPED_WORDS = (
+    "directly",
+    "direct",
+    "straight",
+    "ever",
+    "just",
+    "also",
+    "really",
+    "simply",
+    "here",  # where the file applies, said again
+    "together",
+)
 
 
 @lru_cache(maxsize=1)
@@ -1464,6 +1900,11 @@ def _frames(
     scope: frozenset[str] = frozenset(),
 ) -> list[Frame]:
     positive, modality, unasked = mode
+    via = ""
+    # "don't force-push, including `--force-with-lease`": what the rule names besides its
+    # object, a frame of its own, never a narrowing
+    included = [p for r, p in phrases if r == "incl"]
+    phrases = [(r, p) for r, p in phrases if r != "incl"]
     quals = set(qualifiers)
     places = set(scope)
     if verb == "add" and phrases and phrases[0][0] == "" and phrases[0][1].head == "comment":
@@ -1473,6 +1914,14 @@ def _frames(
     objects: list[_Phrase] = []
     others: list[tuple[str, _Phrase]] = []
     network = [p for r, p in phrases if r != "" and p.head == "network"]
+    online = [p for r, p in phrases if r == "adv" and p.head == lemma("online")]
+    if verb == "download":
+        # "download the dataset from S3": what is reached is the network, whatever comes
+        verb, online = "access", online or [_Phrase("", [])]
+    if verb == "access" and online and not network:
+        # "look up the docs online": what is reached is the network
+        network = [_Phrase("network", [])]
+        phrases = [("from", network[0]), *((r, p) for r, p in phrases if p is not online[0])]
     if verb == "access" and network:
         # "download packages from the internet": what is reached is the network
         objects = network[:1]
@@ -1481,7 +1930,7 @@ def _frames(
         targets = [p for r, p in phrases if r in ("to", "on")]
         if targets:
             # "push your commits to main" lands on main: the payload does not narrow it
-            verb = "land"
+            via, verb = verb, "land"
             objects = targets[:1]
             others = [(r, p) for r, p in phrases if p is not targets[0] and p.head not in _PAYLOAD]
     if not objects:
@@ -1510,10 +1959,14 @@ def _frames(
             objects = [_Phrase("", [])]
             others = [(r, p) for r, p in phrases if r != ""]
     for role, phrase in others:
+        if phrase.here and phrase.head in _containers():
+            continue  # "in this package": where the file applies, said again
         quals.update(_flat(phrase))
         if role in _PLACES and phrase.head not in _not_places():
             places.update(_flat(phrase))
     quals -= _dropped()
+    if objects:
+        objects += included
     out: list[Frame] = []
     for phrase in objects[:_MAX_EACH]:
         extra = set(quals)
@@ -1531,6 +1984,7 @@ def _frames(
         extra -= kinds
         where = frozenset(places & extra)
         action, obj, kinds = _action(verb, head, kinds)
+        extra = {q for q in extra if not _neutral(action, obj, q)}
         out.append(
             Frame(
                 positive,
@@ -1542,7 +1996,34 @@ def _frames(
                 where,
                 modality,
                 unasked,
+                via,
             )
+        )
+    return out + _instrument_frames(out, others, mode, quals, conditional)
+
+
+def _instrument_frames(
+    made: list[Frame],
+    others: list[tuple[str, _Phrase]],
+    mode: tuple[bool, str, bool],
+    quals: set[str],
+    conditional: bool,
+) -> list[Frame]:
+    """Frames of a command the action is done with ("update the PR with `git push
+    --force-with-lease`", "commit with `git commit -n`"): the command's own action, with the
+    modality of the clause."""
+    out: list[Frame] = []
+    for role, phrase in others:
+        if role != "with" or not phrase.head.startswith("`"):
+            continue
+        named = _command("run", phrase.head)
+        if named is None or any((f.verb, f.object) == named[:2] for f in made + out):
+            continue
+        action, obj, kinds = named
+        extra = frozenset(q for q in quals if q != phrase.head and not _neutral(action, obj, q))
+        positive, modality, unasked = mode
+        out.append(
+            Frame(positive, action, obj, extra, conditional, kinds, frozenset(), modality, unasked)
         )
     return out
 
@@ -1554,9 +2035,36 @@ def frames_of(readable: str, masked: str | None = None) -> tuple[Frame, ...]:
     if masked is None or len(masked) != len(readable):
         masked = readable
     frames: dict[Frame, None] = {}
+    antecedent: _Phrase | None = None
     for clause, question in _clauses(_tokens(readable, masked)):
         if not question:
-            frames.update(dict.fromkeys(_clause_frames(clause)))
+            frames.update(dict.fromkeys(_clause_frames(clause, antecedent)))
+        antecedent = _subject(clause) or antecedent
+    return tuple(frames)
+
+
+def _subject(words: list[str]) -> _Phrase | None:
+    """The subject of a clause when it is a noun of the tables ("These hooks are not
+    optional"): what a later "them" or "it" of the sentence names ("don't skip them")."""
+    for k in range(1, min(len(words), _SUBJECT_WORDS + 1)):
+        if words[k] in _MODALS:
+            phrases = _noun_phrases(words[:k])
+            if len(phrases) == 1 and phrases[0][0] == "" and phrases[0][1].head in _NOUN_CLASSES:
+                return phrases[0][1]
+            return None
+    return None
+
+
+def command_frames(commands: Iterable[str]) -> tuple[Frame, ...]:
+    """The frames of the commands of a procedure's shell fence (one command a line, prompts
+    and comments removed): each command that names an agent action (:data:`_COMMANDS`:
+    `git push --force`, `alembic upgrade head`, `kubectl apply -f …`) asks for it."""
+    frames: dict[Frame, None] = {}
+    for command in commands:
+        named = _command("run", command.strip().lower())
+        if named is not None:
+            action, obj, kinds = named
+            frames[Frame(True, action, obj, modifiers=kinds)] = None
     return tuple(frames)
 
 
@@ -1594,34 +2102,67 @@ class FramePair:
 _PER_KEY = 8
 
 
-def _reason(a: Frame, b: Frame) -> str | None:
+def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | None:
     """None for a confident match, else why not. The positive side may be narrower than the
     negative one ("never push to main" / "always push to main on Fridays": what it asks for
     is still forbidden), not wider ("never edit generated files by hand" / "always edit
     generated files": they can be edited another way)."""
     reasons: list[str] = []
-    if a.verb != b.verb:
+    negative, positive = (b, a) if a.positive else (a, b)
+    covered = _covers(negative, positive)
+    if a.object != b.object and not covered:
+        reasons.append(f"different objects: \u201c{a.object}\u201d / \u201c{b.object}\u201d")
+    if a.verb != b.verb and not covered:
         reasons.append(f"different actions on \u201c{a.object}\u201d: {a.verb} / {b.verb}")
-    if a.modifiers != b.modifiers:
+    if a.modifiers != b.modifiers and not covered:
         only = sorted(a.modifiers ^ b.modifiers)
         reasons.append(f"different kinds of \u201c{a.object}\u201d: " + ", ".join(only[:6]))
-    if a.conditional or b.conditional:
+    if negative.conditional or (positive.conditional and not positive.precondition):
+        # an unconditional prohibition holds under the other side's precondition too ("never
+        # commit" / "commit once the checks pass"), not at a place or on request it names
         reasons.append("one side holds under a condition")
-    negative, positive = (b, a) if a.positive else (a, b)
     if lemma("only") in positive.qualifiers:
         # "push to main only through the merge queue" restricts how, it does not ask to
         reasons.append("the always side says only")
-    scoped = sorted((positive.qualifiers - negative.qualifiers) & positive.scope)
+    scoped = sorted((positive.qualifiers - negative.qualifiers) & positive.scope - here)
     if scoped:
         # "never use tabs" / "use tabs in Makefiles": an exception for one place, maybe meant
         reasons.append("the always side is scoped: " + ", ".join(scoped[:6]))
-    if not negative.qualifiers <= positive.qualifiers:
-        only = sorted(negative.qualifiers - positive.qualifiers)
+    if not negative.qualifiers - here <= positive.qualifiers:
+        only = sorted(negative.qualifiers - here - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))
     modal = _modal_reason(a, b)
     if modal is not None:
         reasons.append(modal)
     return "; ".join(reasons) or None
+
+
+def _covers(negative: Frame, positive: Frame) -> bool:
+    """Whether a prohibition of a whole action ("never commit", "leave committing to the
+    human") forbids what ``positive`` does: the same verb on any object ("commit the
+    lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
+    kind of the action ("`--force-with-lease`" is not a plain force push)."""
+    if negative.object or negative.modifiers or negative.verb not in _OBJECTLESS:
+        return False
+    if positive.verb == "land":
+        return positive.via == negative.verb
+    return positive.verb == negative.verb and positive.object != ""
+
+
+def _same_place(a: Frame, b: Frame) -> bool:
+    """Whether two opposed frames are on one object, or one forbids the whole action."""
+    if a.object == b.object:
+        return True
+    negative, positive = (b, a) if a.positive else (a, b)
+    return _covers(negative, positive)
+
+
+def _places(frame: Frame) -> tuple[str, ...]:
+    """Where ``frame`` is filed for candidates: its object, and for an action that stands
+    without one ("commit", "push") that action, so "never commit" meets "commit to a
+    branch"."""
+    action = frame.via or frame.verb
+    return (frame.object, f"@{action}") if action in _OBJECTLESS else (frame.object,)
 
 
 #: modality -> the modalities that may contradict it: a prohibition meets what asks for or
@@ -1651,6 +2192,20 @@ def _modal_reason(a: Frame, b: Frame) -> str | None:
         if not other.unasked:
             return "one side needs approval, the other does not say it needs none"
     return None
+
+
+@lru_cache(maxsize=1024)
+def _folder_words(a: str, b: str) -> frozenset[str]:
+    """The words of the folders one of two files sits in below the other's folder
+    ("services/claims/AGENTS.md" below "AGENTS.md": "service", "claims"): a rule of the
+    deeper file that names them ("never mock the database in claims tests") says where it
+    applies, which its place already says."""
+    first, second = a.rpartition("/")[0], b.rpartition("/")[0]
+    deeper, shallower = (first, second) if len(first) > len(second) else (second, first)
+    if not deeper.startswith(shallower + "/"):
+        return frozenset()
+    words = deeper[len(shallower) + 1 :].lower().replace("-", "/").replace("_", "/").split("/")
+    return frozenset(_noun((w,), 0)[0] for w in words if w.isalpha())
 
 
 _Key = tuple[str, str, frozenset[str], frozenset[str], str, bool]
@@ -1683,10 +2238,13 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
                         best[at] = FramePair(
                             later, instructions[at], frame, old, True, "same action", position, at
                         )
-                for at, old in seen.get((frame.object, other), ()):
-                    if not _opposed(frame, old):
+                for at, old in (
+                    found for place in _places(frame) for found in seen.get((place, other), ())
+                ):
+                    if not _opposed(frame, old) or not _same_place(frame, old):
                         continue
-                    reason = _reason(frame, old)
+                    here = _folder_words(later.path, instructions[at].path)
+                    reason = _reason(frame, old, here)
                     if at not in best or (reason is None and not best[at].confident):
                         best[at] = FramePair(
                             later,
@@ -1703,7 +2261,8 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
             if not frame.conditional:
                 key = _key(frame, frame.modality, frame.unasked)
                 confident.setdefault(key, (position, frame))
-            bucket = seen.setdefault((frame.object, frame.modality), [])
-            if len(bucket) < _PER_KEY and all(at != position for at, _ in bucket):
-                bucket.append((position, frame))
+            for place in _places(frame):
+                bucket = seen.setdefault((place, frame.modality), [])
+                if len(bucket) < _PER_KEY and all(at != position for at, _ in bucket):
+                    bucket.append((position, frame))
     return pairs

@@ -46,8 +46,8 @@ from markdown_it.token import Token
 from pi_lsp.lint import vocabulary
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
-from pi_lsp.lint.fences import fence_choices, is_shell_fence, leads_commands
-from pi_lsp.lint.frames import Frame, frames_of
+from pi_lsp.lint.fences import command_lines, fence_choices, is_shell_fence, leads_commands
+from pi_lsp.lint.frames import Frame, command_frames, frames_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
 
@@ -711,7 +711,8 @@ class _Extractor:
         if level != token.level:
             return
         choices = tuple(fence_choices(token.content))
-        if not choices:
+        frames = command_frames(line for _, line in command_lines(token.content))
+        if not choices and not frames:
             return
         text = token.content.rstrip("\n")
         last = token.map[0] + 1 + text.count("\n")
@@ -733,6 +734,7 @@ class _Extractor:
                 heading=heading,
                 override=self.section_override,
                 scope=scope_for(self.path, heading, sentence, None),
+                frames=frames,
             )
         )
 

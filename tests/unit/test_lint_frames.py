@@ -62,9 +62,11 @@ NEAR_MISSES = [
     ("Always push to main.", "CI never pushes to main."),
     # a question
     ("Never push to main.", "Should you push to main after a release?"),
-    # a condition on one side: a candidate for the judge, not a finding
-    ("Never edit the migrations.", "If the schema changes, edit the migrations."),
+    # a condition on the prohibition, or a place or a request on the other side: a candidate
+    # for the judge, not a finding
+    ("Never edit the migrations.", "When working in `legacy/`, edit the migrations."),
     ("Always push to main.", "Never push to main when the build is red."),
+    ("Never commit.", "If the user asks for it, commit your work."),
     # an inline code span is one token: two different commands
     ("Never run `pnpm test:e2e` locally.", "Always run `pnpm test` locally."),
 ]
@@ -101,7 +103,58 @@ MODAL_CONFLICTS = [
 ]
 
 
-@pytest.mark.parametrize(("earlier", "later"), MODAL_CONFLICTS)
+# what the agent itself may do, in the words of other repositories: preconditions, procedure
+# steps, commands, what it can reach, things kept off-limits
+ACTION_CONFLICTS = [
+    # an unconditional prohibition holds under the other side's precondition
+    ("Leave committing to the human.", "You may commit to your feature branch once lint passes."),
+    (
+        "Don't create commits yourself.",
+        "Commit your work to the topic branch when tests are green.",
+    ),
+    ("Never edit the migrations.", "If the schema changes, edit the migrations."),
+    (
+        "Adding a dependency needs approval from the security team.",
+        "Feel free to pull in a new library when it saves time.",
+    ),
+    ("Don't push until I approve.", "Feel free to push whenever you like."),
+    # a second verb phrase of a procedure step, and a command that names the action
+    (
+        "Never run migrations yourself.",
+        "When you add a model, generate the migration and run `alembic upgrade head`.",
+    ),
+    ("Running migrations is not your job.", "Run the pending migrations after pulling."),
+    (
+        "Never force-push, including `--force-with-lease`.",
+        "After a rebase, update the pull request with `git push --force-with-lease`.",
+    ),
+    (
+        "Git hooks are mandatory: never skip them.",
+        "It's fine to commit with `git commit -n` while you iterate.",
+    ),
+    ("Don't commit and don't push.", "Commit the changes and push them to your branch."),
+    # what the agent can reach
+    ("Work offline.", "Fetch the latest release notes from the internet."),
+    ("Do not fetch anything from the network.", "You have internet access."),
+    ("You have no network access.", "Look up the error message online when you are stuck."),
+    # things kept off-limits are not to be edited
+    ("Hands off the lockfile.", "Update `uv.lock` whenever you bump a dependency."),
+    ("Schema changes are the DBA's job.", "Feel free to alter the schema on your local database."),
+    ("`src/generated/` is read-only.", "Edit `src/generated/` to fix the types."),
+    # an aside between dashes, and "this service" says where the file applies
+    (
+        "Adding a package \u2014 npm or pip \u2014 requires sign-off from the platform team.",
+        "Feel free to add dependencies when they help.",
+    ),
+    ("Feel free to add a dependency.", "Adding a gem to this service needs sign-off first."),
+    ("Pushing is off-limits.", "OK to push your work at the end of a task."),
+    ("Force pushes are forbidden.", "Force-push your branch after a rebase."),
+    ("Internet access is disabled.", "Download the dataset from S3 before training."),
+    ("Don't add new npm dependencies without asking.", "You're free to add any npm package."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), MODAL_CONFLICTS + ACTION_CONFLICTS)
 def test_permissions_prohibitions_and_gates_meet(earlier: str, later: str) -> None:
     (message,) = _conflicts(earlier, later)
     assert f"\u201c{later}\u201d here" in message
@@ -143,7 +196,57 @@ MODAL_NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize(("earlier", "later"), MODAL_NEAR_MISSES)
+# the scoped, the gated, another object or kind, a story, a quote: silent
+ACTION_NEAR_MISSES = [
+    # another object: a branch, a secret
+    ("Never push to main.", "Once CI passes, push your branch to origin."),
+    ("Never commit to `main`.", "You may commit to your feature branch once the tests pass."),
+    ("Don't commit secrets.", "Commit often."),
+    ("Don't push to shared branches.", "Push to your own branch when you are done."),
+    # local against CI or production: the never side names a place the other does not
+    (
+        "Never run migrations against production.",
+        "When a model changes, run the migrations locally.",
+    ),
+    ("Don't install packages in CI.", "Feel free to install packages locally when you need them."),
+    # read against write, regenerate against edit
+    (
+        "Never write to the production database.",
+        "Read from the production database when debugging.",
+    ),
+    ("Never edit generated files by hand.", "Regenerate the files whenever the schema changes."),
+    # a gate against a prohibition or an obligation, "ask first" against "never without asking"
+    ("Ask before adding dependencies.", "Add a dependency when it saves real work."),
+    ("Ask before adding a dependency.", "Never add a dependency without approval."),
+    ("Never commit unless asked.", "Commit only when I ask you to."),
+    # the condition is a place, or a request
+    ("Never push.", "When working in `sandbox/`, push as often as you like."),
+    ("Never commit.", "When the user asks you to, commit your work."),
+    ("Never push to main.", "Push to main for hotfixes once CI passes."),
+    ("Never mock the database.", "While writing unit tests, mock the database."),
+    ("Never push.", "Push once the Python build passes."),
+    ("Never run migrations.", "In CI, run the migrations once the database is up."),
+    # another kind of the action: the safer force push
+    ("Never force-push.", "If you must rewrite history, use `git push --force-with-lease`."),
+    # a description, a story, a quoted bad practice: no rule
+    ("Never push to main.", "Last year we pushed to main during a release and it broke."),
+    (
+        "Never push to main.",
+        "Someone once wrote \u201calways push straight to main\u201d; ignore that.",
+    ),
+    ("Work offline.", "The docs site is offline on Sundays."),
+    # what a state holds for is read after it: "in CI", "on Fridays"
+    ("Network access is disabled in CI.", "You have network access."),
+    ("Pushing is off-limits on Fridays.", "Push your branch when you are done."),
+    ("Migrations are forbidden in production.", "Run the migrations once the model changes."),
+    # an ecosystem narrows the dependency
+    ("Never add npm packages.", "Feel free to add pip packages."),
+    # the second verb phrase of a prohibition is not asked for
+    ("Always open a PR.", "Never push to main and open a PR afterwards."),
+]
+
+
+@pytest.mark.parametrize(("earlier", "later"), MODAL_NEAR_MISSES + ACTION_NEAR_MISSES)
 def test_modal_near_misses_are_not_conflicts(earlier: str, later: str) -> None:
     assert _conflicts(earlier, later) == []
 
@@ -180,8 +283,12 @@ def test_a_frame_reads_its_modality() -> None:
         (PROHIBIT, "push"),
     ]
     assert read("Never commit on your own.") == read("Never commit.")
-    # a second verb phrase is not an object of the first
-    assert read("Push your branch and open a PR.") == read("Push your changes.")
+    # a second verb phrase is not an object of the first: a frame of its own
+    pushed, opened = frames_of("Push your branch and open a PR.")
+    assert (pushed.verb, pushed.object) == ("push", "") and (opened.verb, opened.object) == (
+        "open",
+        "pr",
+    )
     # commands name their action
     (forced,) = extract_instructions("/w/AGENTS.md", "- `git push --force` is off-limits.\n")
     assert [(f.modality, f.verb) for f in forced.frames] == [(PROHIBIT, "force-push")]
@@ -205,12 +312,10 @@ def test_weaker_modal_pairs_are_candidates_with_a_reason() -> None:
 
 
 def test_weaker_pairs_are_candidates_with_a_reason() -> None:
-    conditional = polarity_candidates(
-        _chain("Never edit the migrations.", "If the schema changes, edit the migrations.")
-    )
-    (pair,) = conditional
+    later = "When working in `legacy/`, edit the migrations."
+    (pair,) = polarity_candidates(_chain("Never edit the migrations.", later))
     assert pair.earlier.text == "Never edit the migrations."
-    assert pair.later.text == "If the schema changes, edit the migrations."
+    assert pair.later.text == later
     assert not pair.confident and "condition" in pair.reason
     assert (pair.earlier_index, pair.later_index) == (0, 1)
 
@@ -226,7 +331,7 @@ def test_weaker_pairs_are_candidates_with_a_reason() -> None:
 
 def test_a_frame_reads_verb_object_and_polarity() -> None:
     (never,) = frames_of("Never commit directly to main.")
-    assert never == Frame(False, "land", "main")
+    assert never == Frame(False, "land", "main", via="commit")
     (passive,) = frames_of("Generated files must not be edited by hand.")
     assert (passive.positive, passive.verb, passive.object) == (False, "edit", "code")
     assert passive.modifiers == {lemma("generated")} and passive.qualifiers == {"hand"}
@@ -313,6 +418,21 @@ ADVERSARIAL = [
     "network access ",
     "commit with `--no-verify` to ",
     "\x1a is off-limits ",
+    "push x and push ",
+    "and don't push ",
+    "\u2014 npm \u2014 ",
+    "\u2014 a b c ",
+    "including \x1a ",
+    "hands off ",
+    "keep your hands off ",
+    "you have network ",
+    "you do not have ",
+    "these hooks are required: skip them ",
+    "when i ask you to ",
+    "until I approve ",
+    "look up x online ",
+    "work offline ",
+    "docs included, ",
 ]
 
 
@@ -349,3 +469,71 @@ def test_many_rules_on_one_object_are_compared_in_linear_time() -> None:
     cost(50)
     ratio = (cost(1600) / 1600) / max(cost(400) / 400, 1e-9)
     assert ratio < MARGIN, f"per-rule cost grew {ratio:.1f}x for 4x the rules"
+
+
+# --- agent actions across paraphrases, preconditions and procedure steps --------------------
+
+
+def test_a_rule_of_a_folder_that_names_the_folder_is_not_narrower() -> None:
+    chain = [
+        ("/w/AGENTS.md", "- Always mock the database in unit tests.\n"),
+        ("/w/services/claims/AGENTS.md", "- Never mock the database in claims tests.\n"),
+    ]
+    assert [f.rule for f in find_conflicts(chain)] == [CONFLICT]
+    # the same words in a file of another folder narrow the rule: a candidate only
+    other = [chain[0], ("/w/services/billing/AGENTS.md", chain[1][1])]
+    assert [f.rule for f in find_conflicts(other) if f.rule == CONFLICT] == []
+
+
+def _fenced(lead: str, command: str) -> list[tuple[str, str]]:
+    fence = f"{lead}\n\n```sh\n{command}\n```\n"
+    return [("/w/AGENTS.md", "- Never force-push.\n"), ("/w/pkg/AGENTS.md", fence)]
+
+
+def test_a_procedure_step_in_a_fence_asks_for_its_command() -> None:
+    steps = _fenced("## Releasing\n\nUpdate the release branch with:", "git push -f origin rel")
+    (finding,) = [f for f in find_conflicts(steps) if f.rule == CONFLICT]
+    assert "git push -f origin rel" in finding.message
+    # the safer force push is another kind of the action: no finding
+    lease = _fenced("Update the release branch with:", "git push --force-with-lease")
+    assert [f for f in find_conflicts(lease) if f.rule == CONFLICT] == []
+
+
+def test_an_example_block_makes_no_rule() -> None:
+    for lead in ("## Example of what not to do", "Here is an example:", "We once ran:"):
+        chain = _fenced(lead, "git push --force origin main")
+        assert [f for f in find_conflicts(chain) if f.rule == CONFLICT] == [], lead
+
+
+def test_agent_action_frames_are_read_from_their_cues() -> None:
+    def read(text: str) -> list[tuple[str, str, str]]:
+        (instruction,) = extract_instructions("/w/AGENTS.md", f"- {text}\n")
+        return [(f.modality, f.verb, f.object) for f in instruction.frames]
+
+    assert read("Hands off the schema.") == read("The schema is off-limits.")
+    assert read("Hands off the schema.") == [(PROHIBIT, "migrate", "schema")]
+    assert read("Keep your hands off generated files.") == [(PROHIBIT, "edit", "code")]
+    assert read("You don't have internet access.") == [(PROHIBIT, "access", "network")]
+    assert read("You have access to the internet.") == [(PERMIT, "access", "network")]
+    assert read("Commit only when I ask.") == [(GATED, "commit", "")]
+    assert read("OK to open pull requests.") == [(PERMIT, "open", "pr")]
+    # a command of a step names its action; the safer force push is a kind of its own
+    (step,) = extract_instructions(
+        "/w/AGENTS.md", "- Update the PR with `git push --force-with-lease`.\n"
+    )
+    forced = [f for f in step.frames if f.verb == "force-push"]
+    assert [f.modifiers for f in forced] == [{"lease"}]
+    # "don't skip them" names the subject of the sentence
+    (hooks,) = extract_instructions(
+        "/w/AGENTS.md", "- These hooks are required: don't skip them.\n"
+    )
+    assert (PROHIBIT, "skip", "hook") in [(f.modality, f.verb, f.object) for f in hooks.frames]
+    # what is required is asked for: "docstrings are required" meets "don't write docstrings"
+    assert read("Docstrings are required.") == [(REQUIRE, "add", lemma("docstring"))]
+    assert read("Under no circumstances should you push.") == [(PROHIBIT, "push", "")]
+    assert read("Wait for approval before adding dependencies.")[0][0] == GATED
+    # a precondition is marked; a place or a request is not one
+    (once,) = frames_of("You may commit once the tests pass.")
+    assert once.conditional and once.precondition
+    (placed,) = frames_of("You may commit when working in the sandbox.")
+    assert placed.conditional and not placed.precondition
