@@ -76,7 +76,7 @@ Pushing is off-limits: a maintainer pushes after review.
 """
 
 
-def test_a_permission_against_a_prohibition_in_other_words_is_one_finding(
+def test_a_permission_against_a_prohibition_in_other_words_is_one_finding_per_permission(
     tmp_path: Path,
 ) -> None:
     package = (
@@ -85,7 +85,10 @@ def test_a_permission_against_a_prohibition_in_other_words_is_one_finding(
         "- You may push to your own feature branches.\n"
         "- Ask before installing new packages.\n"
     )
-    (finding,) = _check(tmp_path, AGENT_ROOT, package)
+    # pushing is off-limits as a whole, so a permission to push to some branches breaks it too
+    # (against "Never push to `main`" alone it would be a near miss)
+    finding, branches = _check(tmp_path, AGENT_ROOT, package)
+    assert (branches["line"], branches["related"][0]["line"]) == (4, 5)
     assert finding["path"] == "AGENTS.md" and finding["line"] == 3
     message = finding["message"]
     assert "\u201cThe agent is allowed to push to origin.\u201d here (allowed)" in message
