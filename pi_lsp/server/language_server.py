@@ -5,7 +5,9 @@ module holds what several of them share and no business logic of its own. A feat
 keeps state for the server's lifetime (its runs, its sessions) keeps it in
 :attr:`PiLanguageServer.features`, and :meth:`PiLanguageServer.stop_features` shuts it down.
 
-Rebuilds: every change names its paths (``request_rebuild``); changes are gathered for
+Rebuilds: every change names its paths (``request_rebuild``). A change that comes after a
+quiet spell of ``debounceMs`` starts a rebuild at once (one keystroke waits for nothing); a
+change that follows another within ``debounceMs`` is gathered with the rest of its burst for
 ``debounceMs`` (but never held back more than ``MAX_HOLD`` seconds while they keep coming),
 then one rebuild runs in a worker thread — so hover and other requests are answered while it
 runs — and then diagnostics and ``pi/systemPromptChanged`` are published. Changes that arrive
@@ -113,6 +115,7 @@ class PiLanguageServer(LanguageServer):
         self._changed: set[str] | None = None  # gathered reason; None = everything
         self._timer: asyncio.TimerHandle | None = None
         self._held_since: float | None = None
+        self._last_request: float | None = None  # loop time of the latest change asked for
         self._running: asyncio.Task[None] | None = None
         self._counting: asyncio.Future[None] | None = None  # prompt tokens counted ahead
         self._built_once = False
@@ -179,9 +182,17 @@ class PiLanguageServer(LanguageServer):
             self._changed = None
         elif self._changed is not None:
             self._changed.update(changed)
-        self._schedule()
+        now = asyncio.get_running_loop().time()
+        after_quiet = (
+            self._last_request is None
+            or now - self._last_request >= self.state.settings.debounce_ms / 1000
+        )
+        self._last_request = now
+        self._schedule(at_once=after_quiet and self._timer is None)
 
-    def _schedule(self) -> None:
+    def _schedule(self, at_once: bool = False) -> None:
+        """Start the next rebuild after the debounce (``at_once``: now, the first change after
+        a quiet spell)."""
         if self.shutting_down:
             return
         loop = asyncio.get_running_loop()
@@ -190,7 +201,7 @@ class PiLanguageServer(LanguageServer):
             self._held_since = now
         if self._timer is not None:
             self._timer.cancel()
-        delay = self.state.settings.debounce_ms / 1000
+        delay = 0.0 if at_once else self.state.settings.debounce_ms / 1000
         delay = max(0.0, min(delay, self._held_since + MAX_HOLD - now))
         self._timer = loop.call_later(delay, self._start_rebuild)
 
