@@ -7,8 +7,10 @@ line, outside a fenced code block and outside an HTML block that a blank line do
 (comments, ``<pre>``, ``<script>``, ``<style>``, ``<textarea>``, ``<?…?>``, ``<!…>``,
 CDATA). Where a block could go on after a blank line, no cut is made: an indented line (list
 item content, indented code), a list item after a chunk that holds a list (the same list goes
-on), a line inside a fence. Merging blocks costs only speed; a wrong cut would change what is
-read, so every doubt merges.
+on), a line inside a fence. One more kind of cut: between two top-level items of a list
+written without blank lines, while every line since the blank line is such an item or is
+indented into the one above it (:class:`_TightList`). Merging blocks costs only speed; a wrong
+cut would change what is read, so every doubt merges.
 """
 
 from __future__ import annotations
@@ -172,6 +174,114 @@ def _skip(src: str, start: int) -> int:
     return len(src) if after < 0 else after
 
 
+#: a cut inside a list is made at about one in this many of the items where one could be
+_LIST_CUT_EVERY = 4
+
+
+def _item_start(line: str) -> tuple[str, int] | None:
+    """The marker kind (the bullet character, or the delimiter of an ordered item) and the
+    column where the content starts of the list item that starts ``line`` (in column 0), or
+    ``None`` when ``line`` is not such an item (a thematic break, a bare marker, a tab after
+    the marker: every doubt merges). Only the line's first 24 characters are read, so that
+    what decides a cut lies within :data:`~pi_lsp.lint.instructions._DECIDED` of it."""
+    line = line[:24]
+    c = line[0]
+    if c in "-+*":
+        if line.rstrip(" \r").strip(c + " ") == "":
+            return None  # a thematic break ("---", "* * *") or a bare marker
+        kind, marker = c, 1
+    else:
+        marker = 0
+        while marker < len(line) and marker < 9 and line[marker].isdigit():
+            marker += 1
+        if not 0 < marker < len(line) or line[marker] not in ".)":
+            return None
+        kind = line[marker]
+        marker += 1
+    spaces = len(line) - marker - len(line[marker:].lstrip(" "))
+    if marker + spaces < len(line) and line[marker + spaces] == "\t":
+        return None
+    if spaces == 0 and marker < len(line.rstrip("\r")):
+        return None
+    return kind, marker + (spaces if 1 <= spaces <= 4 else 1)
+
+
+def _chosen(head: str) -> bool:
+    """Whether a place where a cut could be made before the line ``head`` starts is taken:
+    by a checksum of its start, so the places taken do not move when an edit elsewhere
+    changes a chunk's length."""
+    return zlib.crc32(head[:24].encode("utf-8", "surrogatepass")) % _LIST_CUT_EVERY == 0
+
+
+def _columns(line: str) -> int:
+    """The column of the first character of ``line`` that is not a space or tab."""
+    column = 0
+    for c in line:
+        if c == " ":
+            column += 1
+        elif c == "\t":
+            column += 4 - column % 4
+        else:
+            break
+    return column
+
+
+class _TightList:
+    """The lines since the last blank line, read for the places where a list without blank
+    lines can be cut between two of its top-level items.
+
+    Such a cut is made before a list item in column 0 when every line since the blank line
+    (or the chunk's start) is one: the first line starts an item in column 0, and each later
+    one starts another or is indented at least as far as the content of the item above it
+    (it belongs to that item). Read alone, each part is the same list items as in the whole
+    text. Any other line (a lazy continuation, a heading, an HTML block, a line indented too
+    little) leaves the rest of the stretch uncut."""
+
+    def __init__(self) -> None:
+        self.seen = False  # a line of this stretch was read
+        self.tight = False  # every line so far is an item or inside one
+        self.kind = ""  # the marker kind of the last top-level item
+        self.indent = 0  # the content column of the last top-level item
+
+    def blank(self) -> None:
+        self.seen = self.tight = False
+
+    def passed_block(self) -> None:
+        """The lines of a fence or an HTML block were passed over: where it ends was judged
+        as if it stood at the top level, so what follows it in a list is a doubt."""
+        self.tight = False
+
+    def cuts(self, text: str, lo: int, hi: int) -> Iterator[int]:
+        """Read the lines of ``text[lo:hi]`` (``lo`` at a line start); yield the cuts."""
+        pos = lo
+        while pos < hi:
+            end = text.find("\n", pos, hi)
+            line = text[pos : hi if end < 0 else end]
+            if line.strip(" \t\r") and self._item_boundary(line) and _chosen(line):
+                yield pos
+            if end < 0:
+                break
+            pos = end + 1
+
+    def _item_boundary(self, line: str) -> bool:
+        """Read ``line``; whether a cut before it keeps both parts the same items. Only an
+        item of the same kind as the one above is surely its sibling: another kind starts a
+        new list, which may not interrupt a paragraph (an ordered item not numbered 1)."""
+        first = not self.seen
+        self.seen = True
+        if line[0] not in " \t":
+            item = _item_start(line)
+            if item is None or not (first or item[0] == self.kind):
+                self.tight = False
+                return False
+            was_tight, self.tight = self.tight, first or self.tight
+            self.kind, self.indent = item
+            return was_tight and not first
+        if self.tight and _columns(line) < self.indent:
+            self.tight = False
+        return False
+
+
 def chunk_starts(text: str, start: int = 0) -> Iterator[int]:
     """Where the chunks after the one starting at ``start`` start (indexes of ``text``, each
     at the start of a line; ``start`` must be the start of a chunk). The cuts depend only on
@@ -179,15 +289,27 @@ def chunk_starts(text: str, start: int = 0) -> Iterator[int]:
     src = "\n" + text  # index i of src is index i - 1 of text
     region = start  # text index of the last place where a cut could have been made
     resume = 0  # src index: lines before it lie in a fence or an HTML block
+    lists = _TightList()  # the lines since the last blank one, for cuts inside a list
+    fed = start  # text index: the lines before it were given to ``lists``
     for match in _EVENT.finditer(src, start):
-        at = match.start()
+        at = match.start()  # the text index of the line the event is on
         if at < resume:
             continue
+        yield from lists.cuts(text, fed, at)
         if match.group("blank") is None:
             resume = _skip(src, at + 1)
+            fed = at
+            if resume > at + 1:  # a fence or an HTML block opens on the line
+                end = text.find("\n", at)
+                line_end = len(text) if end < 0 else end + 1
+                yield from lists.cuts(text, at, line_end)
+                lists.passed_block()
+                fed = resume
             continue
         # the line after the blank one starts at text index ``here``
         here = match.end()
+        lists.blank()
+        fed = here
         if here >= len(text) or text[here] in " \t\r\n":
             continue
         head = text[here : here + 24].partition("\n")[0]
@@ -200,6 +322,7 @@ def chunk_starts(text: str, start: int = 0) -> Iterator[int]:
         region = here
         if here > start and zlib.crc32(head.encode("utf-8", "surrogatepass")) % _CUT_EVERY == 0:
             yield here
+    yield from lists.cuts(text, fed, len(text))
 
 
 def split_blocks(text: str) -> list[Chunk]:

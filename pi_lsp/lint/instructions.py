@@ -506,6 +506,10 @@ def _is_sample(sentence: str, masked: str) -> bool:
     )
 
 
+_LIST_OPEN = frozenset({"bullet_list_open", "ordered_list_open"})
+_LIST_CLOSE = frozenset({"bullet_list_close", "ordered_list_close"})
+
+
 class OutOfTime(Exception):
     """Reading a file's instructions passed its deadline."""
 
@@ -526,14 +530,26 @@ class _Extractor:
         #: line; a line of an earlier chunk counts back from this chunk's first line), see
         #: :mod:`pi_lsp.lint.fences`; ``None``: no fence is introduced
         self.fence_lead: tuple[int, str, int] | None = None
+        #: the text read last ended inside a top-level list, on a line of it (a chunk cut
+        #: between two items, see :class:`~pi_lsp.lint.blocks._TightList`): a list that opens
+        #: the next text is the same list going on; ``skipping_list``: that list was being
+        #: skipped as example material
+        self.list_goes_on = False
+        self.skipping_list = False
         self.tokens: list[Token] = []
 
     def run(self) -> list[Instruction]:
         tokens = self.tokens = _PARSER.parse(self.source)
         skip_level: int | None = None
         skip_next_block = self.skip_next_block
+        skipped_until = -1  # the index of the token that closed the latest skipped block
         in_table = 0
         index = 0
+        if self.list_goes_on and tokens and tokens[0].type in _LIST_OPEN:
+            # the list of the text before goes on: its opening is no new block
+            if self.skipping_list:
+                skip_level = tokens[0].level
+            index = 1
         while index < len(tokens):
             self._check_time()
             token = tokens[index]
@@ -551,6 +567,7 @@ class _Extractor:
             if skip_level is not None:
                 if token.nesting == -1 and token.level == skip_level:
                     skip_level = None
+                    skipped_until = index
                 index += 1
                 continue
             is_block_open = token.nesting == 1 and token.type in (
@@ -578,6 +595,14 @@ class _Extractor:
                     skip_next_block = True
             index += 1
         self.skip_next_block = skip_next_block
+        last = tokens[-1] if tokens else None
+        self.list_goes_on = (
+            last is not None
+            and last.level == 0
+            and last.type in _LIST_CLOSE
+            and bool(self.lines[-1].strip(" \t\r"))
+        )
+        self.skipping_list = self.list_goes_on and skipped_until == len(tokens) - 1
         if self.fence_lead is not None:  # the next chunk counts its lines from 0
             level, sentence, line = self.fence_lead
             self.fence_lead = (level, sentence, line - len(self.lines))

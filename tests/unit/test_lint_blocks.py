@@ -42,6 +42,14 @@ SNIPPETS = (
     "Never use npm.",
     "Use yarn; never npm.",
     "This overrides the root rule: use npm.",
+    "<div>",
+    "  ```sh",
+    "- Example:",
+    "lazy line after an item",
+    "\t- tabbed item",
+    "   <!--",
+    "  <details>",
+    "* * *",
 )
 
 
@@ -134,6 +142,79 @@ def test_chunks_read_as_the_whole_file_where_a_cut_would_be_wrong(name: str) -> 
     )
 
 
+def _items(count: int, word: str = "Rule") -> list[str]:
+    tools = ("pnpm", "npm", "yarn", "bun")
+    return [f"- {word} {k}: use {tools[k % 4]} for the {k}th script." for k in range(count)]
+
+
+#: long lists without blank lines, with what may make a cut between two items wrong
+TIGHT_LISTS = {
+    "plain": _items(60),
+    "ordered": [f"{k}. Use {('npm', 'pnpm')[k % 2]} in step {k}." for k in range(1, 61)],
+    "after an example lead-in": ["For example:", "", *_items(60)],
+    "an example lead-in as an item": [*_items(30), "- Example:", *_items(30, "Item")],
+    "nested items and continuations": [
+        line
+        for k, item in enumerate(_items(40))
+        for line in (item, f"  - nested {k}: never use npm.", "  still the item, use pnpm.")
+    ],
+    "a fence inside items": [
+        line
+        for k, item in enumerate(_items(40))
+        for line in (
+            (item, "  ```sh", "  npm ci", "- not an item", "  ```") if k % 7 == 3 else (item,)
+        )
+    ],
+    "an HTML block after an item": [*_items(20), "<div>", *_items(20, "Html"), "", *_items(20)],
+    "lazy lines": [line for item in _items(40) for line in (item, "lazily: use yarn.")],
+    "too little indent": [
+        line for item in _items(40) for line in (item, " one space: use bun.", "1. Ordered")
+    ],
+    "thematic breaks": [line for item in _items(40) for line in (item, "- - -", "***")],
+    "tabs": [line for item in _items(40) for line in (item, "\tTabbed: use npm.", "-\tTab marker")],
+    "quotes": [line for item in _items(40) for line in (item, "> quoted: use npm.")],
+    "headings": [line for k, item in enumerate(_items(40)) for line in (item, f"# Examples {k}")],
+    "CRLF": [item + "\r" for item in _items(60)],
+    # an ordered item not numbered 1 after a bullet item is a lazy line of its paragraph
+    "mixed markers": [
+        line
+        for k, item in enumerate(_items(40))
+        for line in ((item, "- Example:", f"{k + 2}. Use npm.") if k % 5 == 2 else (item,))
+    ],
+    "ordered delimiters": [f"{k}{'.)'[k // 10 % 2]} Use pnpm in step {k}." for k in range(1, 61)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(TIGHT_LISTS))
+def test_a_list_cut_between_its_items_reads_as_the_whole_list(name: str) -> None:
+    text = "# Rules\n\n" + "\n".join(TIGHT_LISTS[name]) + "\n\nUse bun.\n"
+    whole = extract_instructions("AGENTS.md", text, whole=True)
+    assert extract_instructions("AGENTS.md", text) == whole
+    memo = BlockMemo(10_000)
+    extract_instructions("AGENTS.md", text, memo=memo)
+    lines = text.split("\n")
+    rng = random.Random(name)
+    for _ in range(20):
+        at = rng.randrange(2, len(lines) - 2)
+        lines.insert(at, rng.choice(SNIPPETS))
+        edited = "\n".join(lines)
+        assert extract_instructions("AGENTS.md", edited, memo=memo) == extract_instructions(
+            "AGENTS.md", edited, whole=True
+        ), f"{name}: after inserting at line {at}"
+
+
+def test_a_long_list_without_blank_lines_is_cut_between_its_items() -> None:
+    text = "# Rules\n\n" + "\n".join(_items(60)) + "\n"
+    chunks = split_blocks(text)
+    assert len(chunks) > 5
+    assert all(chunk.text.startswith(("# Rules", "- Rule")) for chunk in chunks)
+    # an HTML block, a lazy line or a heading between the items leaves the rest uncut
+    for hazard in ("<div>", "lazy line", "## Heading"):
+        lines = text.split("\n")
+        lines.insert(4, hazard)
+        assert len(split_blocks("\n".join(lines))) <= 2, hazard
+
+
 def _sections(count: int) -> list[str]:
     lines = []
     for k in range(count):
@@ -158,15 +239,18 @@ def test_an_edit_reads_again_only_the_chunk_it_changed() -> None:
     assert memo.misses == chunks + 1
     assert second == extract_instructions("AGENTS.md", edited, whole=True)
     assert [i.text for i in second if i not in first] == ["Rule 100.1: use pnpm, never npm."]
-    # a line added moves every later instruction down; only its chunk is read
+    # a line added moves every later instruction down; only its chunk is read (two, when
+    # the new item is a place where a list is cut: it starts a chunk of its own)
     lines.insert(at, "- Rule 100.0b: keep it short.")
     grown = "\n".join(lines)
     third = extract_instructions("AGENTS.md", grown, memo=memo)
-    assert memo.misses == chunks + 2
+    starts = {chunk.first_line for chunk in split_blocks(grown)}
+    assert memo.misses == chunks + 1 + (2 if at in starts else 1)
     assert third == extract_instructions("AGENTS.md", grown, whole=True)
     # back to a text read before: nothing is read
+    read = memo.misses
     extract_instructions("AGENTS.md", text, memo=memo)
-    assert memo.misses == chunks + 2
+    assert memo.misses == read
 
 
 def test_an_edit_of_a_large_file_moves_its_findings_with_it() -> None:
