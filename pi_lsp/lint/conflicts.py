@@ -59,6 +59,7 @@ from pi_lsp.lint.choices import (
     bounds_exclude,
     contradicts,
     dimension_label,
+    values_compose,
     versions_exclude,
 )
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
@@ -359,10 +360,10 @@ class _ChoiceIndex:
         for known, values in self._preferred.get((new.dimension, new.group), {}).items():
             if not scopes_overlap(known, scope):
                 continue
-            # the first preference of another value in the same group: at most one value
-            # comes before the first preference of a different one
+            # the first preference of another value in the same group that does not work
+            # together with it: values come in order of their first preference
             for value, position in values.items():
-                if value != new.value:
+                if value != new.value and not values_compose(new.dimension, value, new.value):
                     candidates.append(position)
                     break
         candidates.extend(self._excluding_versions(new, scope))
