@@ -128,6 +128,9 @@ class Dimension:
     #: pairs of values used together, not instead of each other (both orders; see
     #: :func:`composes`)
     together: frozenset[tuple[str, str]] = frozenset()
+    #: numeric settings: the unit dimension of the number ("duration", "size", "percent",
+    #: "count")
+    unit: str = ""
 
     def composes(self, a: str, b: str) -> bool:
         """Whether values ``a`` and ``b`` work together (Meson and the Ninja it drives)."""
@@ -471,6 +474,7 @@ class Vocabulary:
             role.statement,
             role.kind,
             frozenset((a, b) for group in role.composes for a in group for b in group if a != b),
+            role.unit,
         )
         specs = [(_respec(s, dimension), v) for s, v in specs]
         return dimension, specs
