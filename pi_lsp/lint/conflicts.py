@@ -53,7 +53,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pi_lsp.lint import vocabulary
+from pi_lsp.lint import cues, vocabulary
 from pi_lsp.lint.choices import (
     Choice,
     bounds_exclude,
@@ -426,7 +426,10 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 continue
             scope = _compared_scope(later.instruction, new.dimension)
             at = index.earliest_contradicting(new, scope)
-            if at is not None and carved_out(later, with_choices[at], new):
+            if at is not None and (
+                carved_out(later, with_choices[at], new)
+                or excepted(with_choices[at].instruction, new)
+            ):
                 at = None
             if at is not None:
                 earlier = with_choices[at]
@@ -440,6 +443,25 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 findings.append(_choice_finding(later, earlier, new, old))
         index.add(position, later.instruction.choices, later.instruction)
     return findings
+
+
+def excepted(earlier: Instruction, new: Choice) -> bool:
+    """Whether the earlier instruction's own exception names the later value: "PRs are
+    squash-merged, unless the PR is a release branch, which uses a merge commit" makes room
+    for a later "release branches are merged with a merge commit"; "Vite everywhere apart from
+    the legacy admin, which stays on webpack" for a later "build with webpack". The rule and
+    its exception are one instruction, and the later one follows the exception."""
+    exception = cues.EXCEPTION.search(earlier.text)
+    if exception is None or any(
+        c.dimension == new.dimension and c.value == new.value and c.stance == "reject"
+        for c in earlier.choices
+    ):
+        return False
+    tail = earlier.text[exception.end() :]
+    return any(
+        found.dimension.name == new.dimension and found.value == new.value
+        for found in vocabulary.current().find(tail)
+    )
 
 
 class _CarveOuts:
