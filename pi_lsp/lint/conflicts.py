@@ -414,14 +414,14 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
     those whose scope overlaps its own; a file that repeats a contradicting value (a command
     list after the sentence that chose it) is reported at its first mention only."""
     findings: list[Finding] = []
-    with_choices = [p for p in placed if p.instruction.choices]
+    with_choices = [p for p in placed if p.instruction.choices or p.instruction.overriding]
     index = _ChoiceIndex()
     carved_out = _CarveOuts(placed)
     #: (later file, earlier instruction, dimension, value) already reported
     told: set[tuple[int, int, str, str]] = set()
     for position, later in enumerate(with_choices):
         reported: set[str] = set()
-        for new in later.instruction.choices:
+        for new in later.instruction.choices + later.instruction.overriding:
             if new.dimension in reported:
                 continue
             scope = _compared_scope(later.instruction, new.dimension)

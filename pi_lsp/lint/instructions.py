@@ -43,7 +43,7 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from pi_lsp.lint import vocabulary
+from pi_lsp.lint import cues, vocabulary
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
 from pi_lsp.lint.fences import command_lines, fence_choices, is_shell_fence, leads_commands
@@ -83,6 +83,11 @@ class Instruction:
     scope_hint: str = ""
     scope: Scope = EVERYWHERE
     frames: tuple[Frame, ...] = ()
+    #: the values an override sentence states after its acknowledgement when the ordinary
+    #: reading finds no choice in it ("This package overrides the root testing rule: it stays
+    #: on Jest"): compared only as the later side of a pair, so that they are reported as
+    #: an acknowledged override and never set a rule of their own
+    overriding: tuple[Choice, ...] = ()
 
 
 _WHOLE_REPO = frozenset(
@@ -174,7 +179,17 @@ _OVERRIDDEN = (
 _OVERRIDE = re.compile(
     # "this overrides", "this package intentionally overrides", "(overrides `../AGENTS.md`)"
     r"\b(?:this|these|here)(?:\s++[\w'-]++){0,3}?\s++(?:overrid(?:e|es|ing)|"
-    r"supersed(?:e|es|ing)|takes? precedence)\b|\(\s*+(?:overrid(?:e|es)|supersedes)\b|"
+    r"supersed(?:e|es|ing)|takes? precedence|deviat(?:e|es|ing)|diverg(?:e|es|ing)|"
+    r"departs?)\b|\(\s*+(?:overrid(?:e|es)|supersedes)\b|"
+    # "unlike the rest of the app", "unlike other services", "unlike elsewhere in the repo"
+    r"\bunlike\s++(?:in\s++)?(?:the\s++)?(?:rest\s++of\s++(?:the\s++|our\s++)?\w|"
+    r"(?:the\s++)?other\s++\w|elsewhere\b|everywhere\s++else\b)|"
+    # "here we use Vitest, not Jest as elsewhere"
+    r"\b(?:not|instead\s++of|rather\s++than)\s++(?:[^\s,.;:]++\s++){1,3}?(?:as|like)\s++"
+    r"(?:used\s++)?elsewhere\b|"
+    # "the root Compose rule does not apply here", "(the root default)"
+    r"\b" + _OTHER_RULE + r"(?:\s++[\w'-]++){0,3}?\s++(?:does\s++not|doesn't|do\s++not|"
+    r"don't)\s++apply\b|\(\s*+(?:the\s++)?" + _OTHER_RULE + r"(?:\s++\w++)?\s++default\s*+\)|"
     # "overrides the root rule", "takes precedence over any global instruction"
     r"\b(?:overrid(?:e|es|ing)|supersed(?:e|es|ing)|takes? precedence over|wins? over)\s++"
     + _OVERRIDDEN
@@ -200,6 +215,54 @@ _SECTION_OVERRIDE = re.compile(
     r"repository)s?\b|overrides?\s*+:)",
     re.I,
 )
+#: where an override sentence turns from its acknowledgement to what it does instead
+_OVERRIDE_TURN = re.compile(r"[:;\u2014\u2013]|\s-\s")
+#: a value named right after these is rejected, not chosen ("… and drops Jest")
+_REJECTED_BEFORE = re.compile(
+    r"(?:\b" + cues.REJECTING + r"|\b(?:no|without|drops?|dropping|removes?|removing))"
+    r"[\s`*_\"'\x1a]*+(?:the\s++)?$",
+    re.I,
+)
+#: characters before a value searched for a rejecting word
+_REJECT_REACH = 24
+#: a value that names the rule an override sets aside ("the root's Pint rule", "its EF Core
+#: policy")
+_NAMES_RULE = re.compile(
+    r"[\s`*_\"'\x1a-]*+(?:\w++[\s-]++)?(?:rules?|conventions?|polic(?:y|ies)|gates?|defaults?|"
+    r"floors?|caps?|requirements?|settings?|guidelines?)\b",
+    re.I,
+)
+
+
+def overriding_choices(readable: str, masked: str) -> tuple[Choice, ...]:
+    """The values an override sentence states after its acknowledgement ("This package
+    overrides the root testing rule: it stays on Jest"; "This app overrides the root date
+    rule and keeps moment.js"; "… the root coverage gate: the threshold here is 50%"), read
+    as preferences: every catalogue value named after the acknowledgement that no rejecting
+    word comes right before, but for a value that names the overridden rule ("the root's
+    Pint rule"). ``()`` when the sentence acknowledges no override."""
+    acknowledged = _OVERRIDE.search(masked)
+    if acknowledged is None:
+        return ()
+    turn = _OVERRIDE_TURN.search(masked, acknowledged.end())
+    turned = turn.end() if turn else acknowledged.end()
+    out: list[Choice] = []
+    # the whole sentence is read as one line, so that a number finds its subject in the
+    # acknowledgement ("overrides the root coverage gate: the threshold here is 50%")
+    flat, flat_masked = readable.replace("\n", " "), masked.replace("\n", " ")
+    for found in vocabulary.current().find(flat, flat_masked):
+        if found.start < acknowledged.end():
+            continue
+        if found.start < turned and _NAMES_RULE.match(masked, found.end):
+            continue
+        if _REJECTED_BEFORE.search(masked[max(0, found.start - _REJECT_REACH) : found.start]):
+            continue
+        out.append(
+            Choice(found.dimension.name, found.value, "prefer", found.start, found.end, found.group)
+        )
+    return tuple(out)
+
+
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|\Z)")
 # Each branch stops where a failed try at the next start would begin, so no start rescans the
 # text after it: a code span opens on a whole run of at most 32 backticks and closes on a run of
@@ -811,6 +874,7 @@ class _Extractor:
                 )
         if not choices:
             choices = self._under_heading(readable, masked)
+        overriding = () if choices else overriding_choices(readable, masked)
         content_start = plain.origin[begin]
         content_end = plain.origin[end - 1] + 1
         while content_start > 0 and content[content_start - 1] in "`*_~[":
@@ -835,6 +899,7 @@ class _Extractor:
                 override=self.section_override or self.block_override,
                 scope=scope_for(self.path, heading, readable, opening, _groups(choices, sentence)),
                 frames=frames_of(readable, masked),
+                overriding=overriding,
             )
         )
 

@@ -145,7 +145,10 @@ def numeric_value(number: str, unit: str, dimension: str) -> str | None:
 #: words that name it: a TTL "at the CDN" is not the application's cache TTL, a "dev server"
 #: timeout not the load balancer's, a timeout "in staging" not the one in production
 _LAYERS: tuple[tuple[str, str], ...] = (
-    ("cdn", r"cdns?+|edge\s++(?:caches?+|networks?+|functions?+|workers?+)|cloudfront|fastly|akamai"),
+    (
+        "cdn",
+        r"cdns?+|edge\s++(?:caches?+|networks?+|functions?+|workers?+)|cloudfront|fastly|akamai",
+    ),
     ("static assets", r"static\s++(?:assets?+|files?+)"),
     ("browser", r"browsers?+|client[- ]side"),
     ("load balancer", r"load[- ]balanc(?:ers?+|ing)|alb|elb"),
