@@ -285,7 +285,7 @@ _HEDGE = re.compile(
 #: a hedge anywhere in the clause: nothing in it is a choice
 _HEDGE_ANYWHERE = re.compile(
     r"\b(?:optional(?:ly)?|if you (?:like|prefer|want|wish)|feel free|is fine|is ok(?:ay)?|"
-    r"are fine|also works|works too|up to you|either works)\b",
+    r"are fine|also works|works too|up to you|either works|whichever)\b",
     re.IGNORECASE,
 )
 # A subordinate clause after the main clause: the values in it are conditions, not choices

@@ -127,6 +127,18 @@ def covers_whole_repo(scope_hint: str) -> bool:
 _EXAMPLE_HEADING = re.compile(
     r"\b(?:examples?|samples?|sample output|templates?|anti-?patterns?)\b", re.I
 )
+#: a heading that marks its section as no longer followed: a history ("History", "Tooling
+#: history, briefly"), or a section flagged "(outdated)", "(do not follow)", "no longer
+#: applies". A heading that merely mentions the word ("History matters here") is a section
+#: like any other.
+_NOT_FOLLOWED_HEADING = re.compile(
+    r"\b(?:do\s++not|don't)\s++follow\b|\bno\s++longer\s++(?:used|applies|apply|current|valid)\b|"
+    r"\(\s*+(?:outdated|obsolete|deprecated|superseded|historical|archived|old)\b|"
+    r"^\W*+(?:outdated|obsolete|deprecated|archived?|superseded)\W*+$|"
+    r"^\W*+(?:(?:our|the|project|tooling|repo|repository|some|brief|a\s++bit\s++of)\s++)?"
+    r"history(?:\s*+,\s*+briefly)?\W*+$",
+    re.I,
+)
 #: words of a lead-in that introduces an example; the lead-in ends with ":" and the word
 #: comes after the colon before that one
 _EXAMPLE_LEAD = re.compile(
@@ -663,9 +675,11 @@ class _Extractor:
     def _in_example_section(self) -> bool:
         """Whether the current section is example material: a heading that names examples,
         samples or templates, unless it is the file's title or names them as a place
-        ("Examples package", "`examples/`"), whose rules are real."""
+        ("Examples package", "`examples/`"), whose rules are real; or a section its heading
+        marks as no longer followed (:data:`_NOT_FOLLOWED_HEADING`)."""
         return any(
-            _EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title)
+            (_EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title))
+            or _NOT_FOLLOWED_HEADING.search(title)
             for level, title in self.headings
         )
 

@@ -128,6 +128,14 @@ _GLOB = re.compile(
 _SENTENCE_LANGUAGE = re.compile(
     r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])\s?" + _SCOPE_NOUN, re.IGNORECASE
 )
+#: a language that opens a sentence as the subject of a setting or convention: "Python line
+#: length is 100", "YAML is indented with 2 spaces", "TypeScript strings use single quotes"
+_SUBJECT_LANGUAGE = re.compile(
+    r"^[^\w#]*+(?:the\s++)?(" + _LANGUAGE_WORD + r")(?![\w#+.-])(?=\s++(?:is|are|uses?|gets?|"
+    r"must|should|line\s++length|lines?|indent\w*+|imports?|strings?|naming|style|formatting|"
+    r"max\w*+|width|wrap\w*+|quotes?|tabs?|docstrings?|comments?)\b)",
+    re.IGNORECASE,
+)
 _HEADING_WORD = re.compile(r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])", re.IGNORECASE)
 
 
@@ -214,6 +222,9 @@ def languages_of(text: str) -> frozenset[str]:
         if _names_language(m.group(1))
     }
     found.update(_EXTENSIONS[m.group(1).lower()] for m in _GLOB.finditer(text))
+    subject = _SUBJECT_LANGUAGE.match(text)
+    if subject is not None and _names_language(subject.group(1)):
+        found.add(_BY_WORD[subject.group(1).lower()])
     return frozenset(found)
 
 
