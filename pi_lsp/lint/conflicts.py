@@ -64,7 +64,7 @@ from pi_lsp.lint.choices import (
 )
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
-from pi_lsp.lint.numbers import DEFAULT_GROUP, setting_place
+from pi_lsp.lint.numbers import DEFAULT_GROUP, setting_qualifier
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
@@ -332,8 +332,8 @@ def _compared_scope(instruction: Instruction, dimension: str) -> Scope:
     known = vocabulary.current().by_name.get(dimension)
     if known is not None and not condition:
         heading = scope.heading[-1] if scope.heading else ""
-        place = setting_place(known.unit, instruction.normalized, heading, scope.folder)
-        condition = f"at the {place}" if place else ""
+        qualifier = setting_qualifier(known.unit, instruction.normalized, heading, scope.folder)
+        condition = f"for the {qualifier}" if qualifier else ""
     return Scope(languages=languages, condition=condition)
 
 

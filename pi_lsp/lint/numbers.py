@@ -139,7 +139,7 @@ def numeric_value(number: str, unit: str, dimension: str) -> str | None:
     return None if base is None else show(base, dimension)
 
 
-# --- where a setting is set: the layer or environment a time or a size is for -------------
+# --- what a time or size setting is for: a layer, a credential, an environment -------------
 
 #: the layers and environments that keep their own time and size settings, each with the
 #: words that name it: a TTL "at the CDN" is not the application's cache TTL, a "dev server"
@@ -155,6 +155,15 @@ _LAYERS: tuple[tuple[str, str], ...] = (
     ("proxy", r"(?:reverse\s++)?+prox(?:y|ies)|nginx|envoy|haproxy|traefik|ingress"),
     ("gateway", r"(?:api\s++)?+gateways?+"),
 )
+#: credentials with lifetimes of their own: a refresh token outlives the access token
+_CREDENTIALS: tuple[tuple[str, str], ...] = (
+    ("access token", r"access[- ]tokens?+"),
+    ("refresh token", r"refresh[- ]tokens?+"),
+    ("id token", r"id[- ]tokens?+"),
+    ("api key", r"api[- ]keys?+"),
+    ("link", r"(?:magic|invit(?:e|ation)|password[- ]reset|reset|sign[- ]in|download)\s++links?+"),
+    ("remember me", r"remember[- ]me"),
+)
 _ENVIRONMENTS: tuple[tuple[str, str], ...] = (
     (
         "local",
@@ -167,19 +176,22 @@ _ENVIRONMENTS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _named(places: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+def _named(qualifiers: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
     return re.compile(
-        r"\b(?:" + "|".join(f"(?P<p{i}>{words})" for i, (_, words) in enumerate(places)) + r")\b",
+        r"\b(?:"
+        + "|".join(f"(?P<p{i}>{words})" for i, (_, words) in enumerate(qualifiers))
+        + r")\b",
         re.I,
     )
 
 
-_PLACE_WORDS = _named(_LAYERS + _ENVIRONMENTS)
+_QUALIFIERS = _LAYERS + _CREDENTIALS + _ENVIRONMENTS
+_QUALIFIER_WORDS = _named(_QUALIFIERS)
 _ENVIRONMENT_WORDS = _named(_ENVIRONMENTS)
 
 
-def _places_in(
-    text: str, pattern: re.Pattern[str], places: tuple[tuple[str, str], ...], own: str
+def _qualifiers_in(
+    text: str, pattern: re.Pattern[str], qualifiers: tuple[tuple[str, str], ...], own: str
 ) -> set[str]:
     own_words = {own, *re.split(r"[-_.]", own)} if own else set()
     found: set[str] = set()
@@ -187,21 +199,22 @@ def _places_in(
         group = match.lastgroup
         # "the gateway" in the gateway's own file is the file's subject, not another layer
         if group is not None and match.group().lower().replace(" ", "-") not in own_words:
-            found.add(places[int(group[1:])][0])
+            found.add(qualifiers[int(group[1:])][0])
     return found
 
 
-def setting_place(unit: str, sentence: str, heading: str, folder: str = "") -> str:
-    """The layers and environments a time or size setting is stated for ("cdn", "local",
-    "production"), from its sentence and, for an environment, its section's heading, joined
+def setting_qualifier(unit: str, sentence: str, heading: str, folder: str = "") -> str:
+    """The layers, credentials and environments a time or size setting is stated for
+    ("cdn", "refresh token", "local", "production"), from its sentence and, for an
+    environment, its section's heading, joined
     in a fixed order; "" when it names none (the application's own setting), when the
     number is of another unit (a coverage gate or a retry count is one per project), and for
     a layer that names the file's own folder (``folder``: "the gateway" in ``gateway/``)."""
     if unit not in ("duration", "size"):
         return ""
     own = os.path.basename(os.path.normpath(folder)).lower() if folder else ""
-    found = _places_in(sentence, _PLACE_WORDS, _LAYERS + _ENVIRONMENTS, own)
-    found |= _places_in(heading, _ENVIRONMENT_WORDS, _ENVIRONMENTS, own)
+    found = _qualifiers_in(sentence, _QUALIFIER_WORDS, _QUALIFIERS, own)
+    found |= _qualifiers_in(heading, _ENVIRONMENT_WORDS, _ENVIRONMENTS, own)
     return "+".join(sorted(found))
 
 
