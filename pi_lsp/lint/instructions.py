@@ -227,8 +227,6 @@ _SECTION_OVERRIDE = re.compile(
     r"repository)s?\b|overrides?\s*+:)",
     re.I,
 )
-#: where an override sentence turns from its acknowledgement to what it does instead
-_OVERRIDE_TURN = re.compile(r"[:;\u2014\u2013]|\s-\s")
 #: a value named right after these is rejected, not chosen ("… and drops Jest")
 _REJECTED_BEFORE = re.compile(
     r"(?:\b" + cues.REJECTING + r"|\b(?:no|without|drops?|dropping|removes?|removing))"
@@ -247,25 +245,24 @@ _NAMES_RULE = re.compile(
 
 
 def overriding_choices(readable: str, masked: str) -> tuple[Choice, ...]:
-    """The values an override sentence states after its acknowledgement ("This package
+    """The values an override sentence states besides its acknowledgement ("This package
     overrides the root testing rule: it stays on Jest"; "This app overrides the root date
-    rule and keeps moment.js"; "… the root coverage gate: the threshold here is 50%"), read
-    as preferences: every catalogue value named after the acknowledgement that no rejecting
-    word comes right before, but for a value that names the overridden rule ("the root's
-    Pint rule"). ``()`` when the sentence acknowledges no override."""
+    rule and keeps moment.js"; "… the root coverage gate: the threshold here is 50%"; "here
+    we install with npm, not pnpm as elsewhere"), read as preferences: every catalogue value
+    outside the acknowledgement that no rejecting word comes right before, but for a value
+    that names the overridden rule ("the root's Pint rule"). ``()`` when the sentence
+    acknowledges no override."""
     acknowledged = _OVERRIDE.search(masked)
     if acknowledged is None:
         return ()
-    turn = _OVERRIDE_TURN.search(masked, acknowledged.end())
-    turned = turn.end() if turn else acknowledged.end()
     out: list[Choice] = []
     # the whole sentence is read as one line, so that a number finds its subject in the
     # acknowledgement ("overrides the root coverage gate: the threshold here is 50%")
     flat, flat_masked = readable.replace("\n", " "), masked.replace("\n", " ")
     for found in vocabulary.current().find(flat, flat_masked):
-        if found.start < acknowledged.end():
+        if acknowledged.start() <= found.start < acknowledged.end():
             continue
-        if found.start < turned and _NAMES_RULE.match(masked, found.end):
+        if _NAMES_RULE.match(masked, found.end):
             continue
         if _REJECTED_BEFORE.search(masked[max(0, found.start - _REJECT_REACH) : found.start]):
             continue

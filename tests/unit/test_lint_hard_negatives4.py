@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.lint.conflicts import CONFLICT, CONFLICT_IN_FILE, find_conflicts
+from pi_lsp.lint.conflicts import ACKNOWLEDGED_OVERRIDE, CONFLICT, CONFLICT_IN_FILE, find_conflicts
 
 ROOT = "/repo/AGENTS.md"
 PACKAGE = "/repo/packages/widget/AGENTS.md"
@@ -299,5 +299,131 @@ def test_narrative_examples_and_allowed_alternatives_stay_silent(root: str, pack
     assert conflicts(root, package) == []
 
 
+# --- scopes a sentence gives itself, hedges, sections not followed -------------------------
+
+SCOPED_AND_HEDGED = [
+    ("- Python line length is 100.\n", "- TypeScript line length is 120.\n"),
+    ("- Indent Go files with tabs (gofmt).\n", "- YAML is indented with 2 spaces.\n"),
+    ("- Kotlin strings use double quotes.\n", "- JavaScript strings use single quotes.\n"),
+    ("- Use Docker.\n", "- Use Podman or Docker, whichever you have installed.\n"),
+    ("- Use pnpm.\n", "## Legacy (do not follow)\n\n- Use yarn.\n"),
+    ("- Use pnpm.\n", "# widget\n\n## Tooling history\n\n- Install with yarn.\n"),
+    ("- Use Vitest.\n", "## Old setup (outdated)\n\n- Tests run with Jest.\n"),
+    (
+        "- Use React Testing Library.\n",
+        "- Use Enzyme only to read the old snapshot tests, never for new ones.\n",
+    ),
+    ("- Use Postgres.\n", "- Use SQLite only for the offline demo build.\n"),
+    (
+        "- Access tokens expire after 15 minutes.\n",
+        "- Refresh tokens expire after 14 days.\n",
+    ),
+    (
+        "- Access tokens expire after 1 hour.\n",
+        "- Password reset links expire after 30 minutes.\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("root", "package"), SCOPED_AND_HEDGED)
+def test_scoped_hedged_and_retired_sentences_stay_silent(root: str, package: str) -> None:
+    assert conflicts(root, package) == []
+
+
+@pytest.mark.parametrize(
+    ("root", "package"),
+    [
+        ("- Line length is 100.\n", "- Line length is 120.\n"),
+        ("- Use pnpm.\n", "## History matters here\n\n- Install with yarn.\n"),
+        ("- Use Postgres.\n", "- Use SQLite for the data.\n"),
+        ("- Access tokens expire after 15 minutes.\n", "- Access tokens expire after 1 hour.\n"),
+        (
+            "- Strings use single quotes; template literals only when you interpolate.\n",
+            "- Strings use double quotes.\n",
+        ),
+    ],
+)
+def test_the_same_subjects_unscoped_still_conflict(root: str, package: str) -> None:
+    assert conflicts(root, package)
+
+
 def test_there_are_enough_hard_negatives() -> None:
-    assert len(COMPOSING) + len(PLACES) + len(EXCEPTIONS) + len(NARRATIVE_AND_EXAMPLES) >= 40
+    total = (
+        len(COMPOSING)
+        + len(PLACES)
+        + len(EXCEPTIONS)
+        + len(NARRATIVE_AND_EXAMPLES)
+        + len(SCOPED_AND_HEDGED)
+    )
+    assert total >= 40
+
+
+# --- acknowledged overrides -----------------------------------------------------------------
+
+
+def rules(root: str, package: str) -> list[tuple[str, str]]:
+    return [
+        (finding.rule, finding.severity)
+        for finding in find_conflicts([(ROOT, root), (PACKAGE, package)])
+        if finding.rule in (CONFLICT, CONFLICT_IN_FILE, ACKNOWLEDGED_OVERRIDE)
+    ]
+
+
+OVERRIDES = [
+    (
+        "- Unit tests run on Vitest in every package.\n",
+        "This package overrides the root test rule: it stays on Jest until the port is done.\n",
+    ),
+    (
+        "- Format PHP with Laravel Pint.\n",
+        "This library deviates from the root: it is formatted with PHP-CS-Fixer.\n",
+    ),
+    (
+        "- Dates: Luxon. No Moment.js in new code.\n",
+        "This app overrides the root date rule and keeps Moment.js: it has hundreds of call "
+        "sites.\n",
+    ),
+    (
+        "- Coverage gate: 90%.\n",
+        "This package is a documented exception to the repo-wide coverage gate: the threshold\n"
+        "here is 40%.\n",
+    ),
+    (
+        "- All screens are built with Jetpack Compose.\n",
+        "Unlike the rest of the app, the settings module keeps XML layouts.\n",
+    ),
+    ("- Install with pnpm.\n", "Here we install with npm, not pnpm as elsewhere.\n"),
+    (
+        "- Squash-merge PRs.\n",
+        "- The root merge rule does not apply here: rebase-merge PRs in this package.\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("root", "package"), OVERRIDES)
+def test_an_acknowledged_override_is_information_never_a_conflict(root: str, package: str) -> None:
+    assert rules(root, package) == [(ACKNOWLEDGED_OVERRIDE, "information")]
+
+
+@pytest.mark.parametrize(
+    ("root", "package"),
+    [
+        # the acknowledgement alone, with nothing that contradicts the root
+        ("- Unit tests run on Vitest.\n", "This package overrides the root test rule.\n"),
+        ("- Install with pnpm.\n", "Unlike the rest of the repo, this package has no tests.\n"),
+        # the override names the root's value only as the rule it sets aside
+        ("- Format PHP with Laravel Pint.\n", "This package overrides the root's Pint rule.\n"),
+        # it drops the other value
+        (
+            "- Dates: Luxon.\n",
+            "This app overrides the root date rule: it drops Moment.js for Luxon.\n",
+        ),
+    ],
+)
+def test_an_override_with_nothing_to_contradict_is_silent(root: str, package: str) -> None:
+    assert rules(root, package) == []
+
+
+def test_values_an_override_reads_never_set_a_rule_of_their_own() -> None:
+    root = "This repo overrides the global test rule and keeps Jest.\n"
+    assert rules(root, "- Unit tests run on Vitest.\n") == []
