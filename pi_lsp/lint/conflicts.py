@@ -64,7 +64,7 @@ from pi_lsp.lint.choices import (
 )
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
-from pi_lsp.lint.numbers import DEFAULT_GROUP, setting_qualifier
+from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
@@ -429,6 +429,7 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
             if at is not None and (
                 carved_out(later, with_choices[at], new)
                 or excepted(with_choices[at].instruction, new)
+                or _other_credential(later.instruction, with_choices[at].instruction, new)
             ):
                 at = None
             if at is not None:
@@ -443,6 +444,14 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 findings.append(_choice_finding(later, earlier, new, old))
         index.add(position, later.instruction.choices, later.instruction)
     return findings
+
+
+def _other_credential(later: Instruction, earlier: Instruction, new: Choice) -> bool:
+    """Whether two lifetimes are of different credentials (an access and a refresh token)."""
+    known = vocabulary.current().by_name.get(new.dimension)
+    return known is not None and credentials_differ(
+        known.unit, later.normalized, earlier.normalized
+    )
 
 
 def excepted(earlier: Instruction, new: Choice) -> bool:

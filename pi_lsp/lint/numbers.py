@@ -139,7 +139,7 @@ def numeric_value(number: str, unit: str, dimension: str) -> str | None:
     return None if base is None else show(base, dimension)
 
 
-# --- what a time or size setting is for: a layer, a credential, an environment -------------
+# --- what a time or size setting is for: a layer, an environment, a credential -------------
 
 #: the layers and environments that keep their own time and size settings, each with the
 #: words that name it: a TTL "at the CDN" is not the application's cache TTL, a "dev server"
@@ -185,8 +185,9 @@ def _named(qualifiers: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
     )
 
 
-_QUALIFIERS = _LAYERS + _CREDENTIALS + _ENVIRONMENTS
+_QUALIFIERS = _LAYERS + _ENVIRONMENTS
 _QUALIFIER_WORDS = _named(_QUALIFIERS)
+_CREDENTIAL_WORDS = _named(_CREDENTIALS)
 _ENVIRONMENT_WORDS = _named(_ENVIRONMENTS)
 
 
@@ -204,9 +205,8 @@ def _qualifiers_in(
 
 
 def setting_qualifier(unit: str, sentence: str, heading: str, folder: str = "") -> str:
-    """The layers, credentials and environments a time or size setting is stated for
-    ("cdn", "refresh token", "local", "production"), from its sentence and, for an
-    environment, its section's heading, joined
+    """The layers and environments a time or size setting is stated for ("cdn", "local",
+    "production"), from its sentence and, for an environment, its section's heading, joined
     in a fixed order; "" when it names none (the application's own setting), when the
     number is of another unit (a coverage gate or a retry count is one per project), and for
     a layer that names the file's own folder (``folder``: "the gateway" in ``gateway/``)."""
@@ -216,6 +216,17 @@ def setting_qualifier(unit: str, sentence: str, heading: str, folder: str = "") 
     found = _qualifiers_in(sentence, _QUALIFIER_WORDS, _QUALIFIERS, own)
     found |= _qualifiers_in(heading, _ENVIRONMENT_WORDS, _ENVIRONMENTS, own)
     return "+".join(sorted(found))
+
+
+def credentials_differ(unit: str, sentence: str, other: str) -> bool:
+    """Whether two time settings name different credentials ("access tokens expire after 15
+    minutes", "refresh tokens after 14 days"). A sentence that names none ("tokens are valid
+    for an hour") speaks of the same credential as the other."""
+    if unit != "duration":
+        return False
+    here = _qualifiers_in(sentence, _CREDENTIAL_WORDS, _CREDENTIALS, "")
+    there = _qualifiers_in(other, _CREDENTIAL_WORDS, _CREDENTIALS, "")
+    return bool(here and there and here.isdisjoint(there))
 
 
 # --- kinds and ranges ---------------------------------------------------------------------

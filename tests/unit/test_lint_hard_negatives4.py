@@ -337,6 +337,7 @@ def test_scoped_hedged_and_retired_sentences_stay_silent(root: str, package: str
         ("- Use pnpm.\n", "## History matters here\n\n- Install with yarn.\n"),
         ("- Use Postgres.\n", "- Use SQLite for the data.\n"),
         ("- Access tokens expire after 15 minutes.\n", "- Access tokens expire after 1 hour.\n"),
+        ("- Refresh tokens live for 14 days.\n", "- Tokens expire after 30 days.\n"),
         (
             "- Strings use single quotes; template literals only when you interpolate.\n",
             "- Strings use double quotes.\n",
