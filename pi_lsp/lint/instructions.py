@@ -409,10 +409,13 @@ class _Locator:
         return self.first_line + k, self.columns[k] + offset - self.starts[k]
 
 
-def _sentences(plain: str) -> list[tuple[int, int]]:
+def _sentences(plain: str, masked: str = "") -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(plain):
+        # a full stop inside inline code (`pip install -e .`) ends no sentence
+        if masked[match.start() : match.start() + 1] == CODE_MASK:
+            continue
         # the abbreviation sits right before the full stop: look at a short window there, not
         # at the whole text since the sentence began (many abbreviations in a row)
         tail = max(start, match.start() - _ABBREVIATION_WINDOW)
@@ -824,7 +827,7 @@ class _Extractor:
         section_override = self.section_override
         self.block_override = False
         last: tuple[int, int] | None = None
-        for begin, end in _sentences(plain.text):
+        for begin, end in _sentences(plain.text, plain.masked):
             self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
             last = (begin, end)

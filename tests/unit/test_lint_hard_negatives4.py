@@ -314,6 +314,8 @@ SCOPED_AND_HEDGED = [
         "- Use Enzyme only to read the old snapshot tests, never for new ones.\n",
     ),
     ("- Use Postgres.\n", "- Use SQLite only for the offline demo build.\n"),
+    # a full stop inside inline code ends no sentence: the hedge after it still counts
+    ("- Use uv for Python dependencies.\n", "- `pip install -e .` also works in a plain venv.\n"),
     (
         "- Access tokens expire after 15 minutes.\n",
         "- Refresh tokens expire after 14 days.\n",
