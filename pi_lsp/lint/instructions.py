@@ -36,6 +36,7 @@ import time
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from itertools import pairwise
 from operator import attrgetter
 from typing import Literal
@@ -139,6 +140,18 @@ _NOT_FOLLOWED_HEADING = re.compile(
     r"history(?:\s*+,\s*+briefly)?\W*+$",
     re.I,
 )
+
+
+@lru_cache(maxsize=4096)
+def _sets_aside(level: int, title: str) -> bool:
+    """Whether a heading makes its section example material or no longer followed (asked for
+    every block of the section: remembered per heading)."""
+    return bool(
+        (_EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title))
+        or _NOT_FOLLOWED_HEADING.search(title)
+    )
+
+
 #: words of a lead-in that introduces an example; the lead-in ends with ":" and the word
 #: comes after the colon before that one
 _EXAMPLE_LEAD = re.compile(
@@ -677,11 +690,7 @@ class _Extractor:
         samples or templates, unless it is the file's title or names them as a place
         ("Examples package", "`examples/`"), whose rules are real; or a section its heading
         marks as no longer followed (:data:`_NOT_FOLLOWED_HEADING`)."""
-        return any(
-            (_EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title))
-            or _NOT_FOLLOWED_HEADING.search(title)
-            for level, title in self.headings
-        )
+        return any(_sets_aside(level, title) for level, title in self.headings)
 
     def _under_heading(self, readable: str, masked: str) -> list[Choice]:
         """The value a fragment names under a heading that names its dimension: under

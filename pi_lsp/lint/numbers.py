@@ -37,6 +37,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pi_lsp.lint.catalogue import BASE_UNIT, UNITS, Role
 
@@ -204,6 +205,7 @@ def _qualifiers_in(
     return found
 
 
+@lru_cache(maxsize=4096)
 def setting_qualifier(unit: str, sentence: str, heading: str, folder: str = "") -> str:
     """The layers and environments a time or size setting is stated for ("cdn", "local",
     "production"), from its sentence and, for an environment, its section's heading, joined
