@@ -4,7 +4,10 @@ A *role* (called a dimension elsewhere in the lint) is one decision: the JS pack
 the Python test runner, the HTTP timeout, the commit message convention. Each role has a
 *kind*:
 
-- ``choice``: its values exclude each other (pnpm or yarn), except across ecosystem groups;
+- ``choice``: its values exclude each other (pnpm or yarn), except across ecosystem groups
+  and within a ``composes`` set: values that work together rather than instead of each other
+  (a build generator and the backend it drives, Meson and Ninja; a meta-linter and the
+  linters it runs, golangci-lint and go vet; a task runner and a workspace manager);
 - ``maximum`` / ``minimum`` / ``default``: a number with a unit for one subject ("timeout
   30 s"); two different numbers for the same subject conflict, numbers in different units are
   compared after conversion (30 s and 30000 ms agree);
@@ -86,6 +89,7 @@ _ROLE_KEYS = frozenset(
         "products",
         "version",
         "keys",
+        "composes",
     }
 )
 _VALUE_KEYS = frozenset(
@@ -166,6 +170,8 @@ class Role:
     products: tuple[str, ...] = ()
     version: str = ""
     keys: tuple[str, ...] = ()
+    #: choice roles: sets of values that are used together, not instead of each other
+    composes: tuple[tuple[str, ...], ...] = ()
 
     @property
     def numeric(self) -> bool:
@@ -320,6 +326,7 @@ def parse_role(raw: object, where: str = "role") -> Role:
         if value.name in seen:
             raise CatalogueError(f"{where}: value '{value.name}' is listed twice")
         seen.add(value.name)
+    composes = _composes(where, raw.get("composes", []), seen)
     return Role(
         name=name,
         label=label,
@@ -338,7 +345,24 @@ def parse_role(raw: object, where: str = "role") -> Role:
         products=products,
         version=version,
         keys=keys,
+        composes=composes,
     )
+
+
+def _composes(where: str, raw: object, names: set[str]) -> tuple[tuple[str, ...], ...]:
+    """A role's ``composes``: lists of at least two of its value names."""
+    if not isinstance(raw, list):
+        raise CatalogueError(f"{where}: 'composes' must be a list of lists of value names")
+    out: list[tuple[str, ...]] = []
+    for entry in raw:
+        members = _strings(where, "composes", entry)
+        if len(members) < 2:
+            raise CatalogueError(f"{where}: a 'composes' entry names at least two values")
+        unknown = [m for m in members if m not in names]
+        if unknown:
+            raise CatalogueError(f"{where}: 'composes' names no value '{unknown[0]}'")
+        out.append(members)
+    return tuple(out)
 
 
 def _numbered(
@@ -421,6 +445,7 @@ def merge(base: Catalogue, extra: Sequence[Role]) -> Catalogue:
             known.products,
             known.version,
             known.keys,
+            known.composes + role.composes,
         )
     return build(roles.values())
 

@@ -285,7 +285,7 @@ _HEDGE = re.compile(
 #: a hedge anywhere in the clause: nothing in it is a choice
 _HEDGE_ANYWHERE = re.compile(
     r"\b(?:optional(?:ly)?|if you (?:like|prefer|want|wish)|feel free|is fine|is ok(?:ay)?|"
-    r"are fine|also works|works too|up to you|either works)\b",
+    r"are fine|also works|works too|up to you|either works|whichever)\b",
     re.IGNORECASE,
 )
 # A subordinate clause after the main clause: the values in it are conditions, not choices
@@ -1043,6 +1043,13 @@ def bounds_exclude(a: Choice, b: Choice) -> bool:
     return numbers.bound_excludes(dimension.kind, (a.value, a.group), (b.value, b.group))
 
 
+def values_compose(dimension: str, a: str, b: str) -> bool:
+    """Whether two values of one dimension are used together rather than instead of each
+    other (the catalogue's ``composes``: Meson and the Ninja backend it drives)."""
+    known = vocabulary.current().by_name.get(dimension)
+    return known is not None and known.composes(a, b)
+
+
 def contradicts(a: Choice, b: Choice) -> bool:
     """Whether two choices on one dimension cannot both be followed."""
     if a.dimension != b.dimension:
@@ -1050,7 +1057,11 @@ def contradicts(a: Choice, b: Choice) -> bool:
     if a.stance == "prefer" and b.stance == "prefer" and a.group != b.group:
         return versions_exclude(a, b) or bounds_exclude(a, b)
     if a.stance == "prefer" and b.stance == "prefer":
-        return a.value != b.value and a.group == b.group
+        return (
+            a.value != b.value
+            and a.group == b.group
+            and not values_compose(a.dimension, a.value, b.value)
+        )
     if a.stance != b.stance:
         return a.value == b.value
     return False

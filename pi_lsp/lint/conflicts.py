@@ -53,17 +53,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pi_lsp.lint import vocabulary
+from pi_lsp.lint import cues, vocabulary
 from pi_lsp.lint.choices import (
     Choice,
     bounds_exclude,
     contradicts,
     dimension_label,
+    values_compose,
     versions_exclude,
 )
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
-from pi_lsp.lint.numbers import DEFAULT_GROUP
+from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
@@ -327,7 +328,13 @@ def _compared_scope(instruction: Instruction, dimension: str) -> Scope:
     ("write TypeScript code, not JavaScript") are its values, not its scope."""
     scope = instruction.scope
     languages = frozenset() if dimension.startswith("language") else scope.languages
-    return Scope(languages=languages, condition=scope.condition)
+    condition = scope.condition
+    known = vocabulary.current().by_name.get(dimension)
+    if known is not None and not condition:
+        heading = scope.heading[-1] if scope.heading else ""
+        qualifier = setting_qualifier(known.unit, instruction.normalized, heading, scope.folder)
+        condition = f"for the {qualifier}" if qualifier else ""
+    return Scope(languages=languages, condition=condition)
 
 
 class _ChoiceIndex:
@@ -359,10 +366,10 @@ class _ChoiceIndex:
         for known, values in self._preferred.get((new.dimension, new.group), {}).items():
             if not scopes_overlap(known, scope):
                 continue
-            # the first preference of another value in the same group: at most one value
-            # comes before the first preference of a different one
+            # the first preference of another value in the same group that does not work
+            # together with it: values come in order of their first preference
             for value, position in values.items():
-                if value != new.value:
+                if value != new.value and not values_compose(new.dimension, value, new.value):
                     candidates.append(position)
                     break
         candidates.extend(self._excluding_versions(new, scope))
@@ -407,19 +414,23 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
     those whose scope overlaps its own; a file that repeats a contradicting value (a command
     list after the sentence that chose it) is reported at its first mention only."""
     findings: list[Finding] = []
-    with_choices = [p for p in placed if p.instruction.choices]
+    with_choices = [p for p in placed if p.instruction.choices or p.instruction.overriding]
     index = _ChoiceIndex()
     carved_out = _CarveOuts(placed)
     #: (later file, earlier instruction, dimension, value) already reported
     told: set[tuple[int, int, str, str]] = set()
     for position, later in enumerate(with_choices):
         reported: set[str] = set()
-        for new in later.instruction.choices:
+        for new in later.instruction.choices + later.instruction.overriding:
             if new.dimension in reported:
                 continue
             scope = _compared_scope(later.instruction, new.dimension)
             at = index.earliest_contradicting(new, scope)
-            if at is not None and carved_out(later, with_choices[at], new):
+            if at is not None and (
+                carved_out(later, with_choices[at], new)
+                or excepted(with_choices[at].instruction, new)
+                or _other_credential(later.instruction, with_choices[at].instruction, new)
+            ):
                 at = None
             if at is not None:
                 earlier = with_choices[at]
@@ -433,6 +444,33 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 findings.append(_choice_finding(later, earlier, new, old))
         index.add(position, later.instruction.choices, later.instruction)
     return findings
+
+
+def _other_credential(later: Instruction, earlier: Instruction, new: Choice) -> bool:
+    """Whether two lifetimes are of different credentials (an access and a refresh token)."""
+    known = vocabulary.current().by_name.get(new.dimension)
+    return known is not None and credentials_differ(
+        known.unit, later.normalized, earlier.normalized
+    )
+
+
+def excepted(earlier: Instruction, new: Choice) -> bool:
+    """Whether the earlier instruction's own exception names the later value: "PRs are
+    squash-merged, unless the PR is a release branch, which uses a merge commit" makes room
+    for a later "release branches are merged with a merge commit"; "Vite everywhere apart from
+    the legacy admin, which stays on webpack" for a later "build with webpack". The rule and
+    its exception are one instruction, and the later one follows the exception."""
+    exception = cues.EXCEPTION.search(earlier.text)
+    if exception is None or any(
+        c.dimension == new.dimension and c.value == new.value and c.stance == "reject"
+        for c in earlier.choices
+    ):
+        return False
+    tail = earlier.text[exception.end() :]
+    return any(
+        found.dimension.name == new.dimension and found.value == new.value
+        for found in vocabulary.current().find(tail)
+    )
 
 
 class _CarveOuts:

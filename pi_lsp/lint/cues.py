@@ -34,3 +34,12 @@ REJECTING = (
     rf"should not|shouldn{_APOSTROPHE}t|not|stop|instead of|rather than|cannot|"
     rf"can{_APOSTROPHE}t|in place of|replacing|replace|forbid|ban)"
 )
+
+#: the words that open an exception to a rule ("squash-merge, unless the PR is a release
+#: branch, which uses a merge commit"; "use Vite, except for the legacy app on webpack"): what
+#: the rest of the sentence names is allowed where the exception holds
+EXCEPTION = re.compile(
+    r"\b(?:unless|except|excepting|other\s++than|apart\s++from|aside\s++from|besides|"
+    r"outside\s++of|save\s++for|with\s++the\s++exception\s++of|but\s++not\s++(?:for|in|when))\b",
+    re.IGNORECASE,
+)

@@ -36,6 +36,7 @@ import time
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from itertools import pairwise
 from operator import attrgetter
 from typing import Literal
@@ -43,7 +44,7 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from pi_lsp.lint import vocabulary
+from pi_lsp.lint import cues, vocabulary
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
 from pi_lsp.lint.fences import command_lines, fence_choices, is_shell_fence, leads_commands
@@ -83,6 +84,11 @@ class Instruction:
     scope_hint: str = ""
     scope: Scope = EVERYWHERE
     frames: tuple[Frame, ...] = ()
+    #: the values an override sentence states after its acknowledgement when the ordinary
+    #: reading finds no choice in it ("This package overrides the root testing rule: it stays
+    #: on Jest"): compared only as the later side of a pair, so that they are reported as
+    #: an acknowledged override and never set a rule of their own
+    overriding: tuple[Choice, ...] = ()
 
 
 _WHOLE_REPO = frozenset(
@@ -122,6 +128,30 @@ def covers_whole_repo(scope_hint: str) -> bool:
 _EXAMPLE_HEADING = re.compile(
     r"\b(?:examples?|samples?|sample output|templates?|anti-?patterns?)\b", re.I
 )
+#: a heading that marks its section as no longer followed: a history ("History", "Tooling
+#: history, briefly"), or a section flagged "(outdated)", "(do not follow)", "no longer
+#: applies". A heading that merely mentions the word ("History matters here") is a section
+#: like any other.
+_NOT_FOLLOWED_HEADING = re.compile(
+    r"\b(?:do\s++not|don't)\s++follow\b|\bno\s++longer\s++(?:used|applies|apply|current|valid)\b|"
+    r"\(\s*+(?:outdated|obsolete|deprecated|superseded|historical|archived|old)\b|"
+    r"^\W*+(?:outdated|obsolete|deprecated|archived?|superseded)\W*+$|"
+    r"^\W*+(?:(?:our|the|project|tooling|repo|repository|some|brief|a\s++bit\s++of)\s++)?"
+    r"history(?:\s*+,\s*+briefly)?\W*+$",
+    re.I,
+)
+
+
+@lru_cache(maxsize=4096)
+def _sets_aside(level: int, title: str) -> bool:
+    """Whether a heading makes its section example material or no longer followed (asked for
+    every block of the section: remembered per heading)."""
+    return bool(
+        (_EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title))
+        or _NOT_FOLLOWED_HEADING.search(title)
+    )
+
+
 #: words of a lead-in that introduces an example; the lead-in ends with ":" and the word
 #: comes after the colon before that one
 _EXAMPLE_LEAD = re.compile(
@@ -174,7 +204,17 @@ _OVERRIDDEN = (
 _OVERRIDE = re.compile(
     # "this overrides", "this package intentionally overrides", "(overrides `../AGENTS.md`)"
     r"\b(?:this|these|here)(?:\s++[\w'-]++){0,3}?\s++(?:overrid(?:e|es|ing)|"
-    r"supersed(?:e|es|ing)|takes? precedence)\b|\(\s*+(?:overrid(?:e|es)|supersedes)\b|"
+    r"supersed(?:e|es|ing)|takes? precedence|deviat(?:e|es|ing)|diverg(?:e|es|ing)|"
+    r"departs?)\b|\(\s*+(?:overrid(?:e|es)|supersedes)\b|"
+    # "unlike the rest of the app", "unlike other services", "unlike elsewhere in the repo"
+    r"\bunlike\s++(?:in\s++)?(?:the\s++)?(?:rest\s++of\s++(?:the\s++|our\s++)?\w|"
+    r"(?:the\s++)?other\s++\w|elsewhere\b|everywhere\s++else\b)|"
+    # "here we use Vitest, not Jest as elsewhere"
+    r"\b(?:not|instead\s++of|rather\s++than)\s++(?:[^\s,.;:]++\s++){1,3}?(?:as|like)\s++"
+    r"(?:used\s++)?elsewhere\b|"
+    # "the root Compose rule does not apply here", "(the root default)"
+    r"\b" + _OTHER_RULE + r"(?:\s++[\w'-]++){0,3}?\s++(?:does\s++not|doesn't|do\s++not|"
+    r"don't)\s++apply\b|\(\s*+(?:the\s++)?" + _OTHER_RULE + r"(?:\s++\w++)?\s++default\s*+\)|"
     # "overrides the root rule", "takes precedence over any global instruction"
     r"\b(?:overrid(?:e|es|ing)|supersed(?:e|es|ing)|takes? precedence over|wins? over)\s++"
     + _OVERRIDDEN
@@ -200,6 +240,51 @@ _SECTION_OVERRIDE = re.compile(
     r"repository)s?\b|overrides?\s*+:)",
     re.I,
 )
+#: a value named right after these is rejected, not chosen ("… and drops Jest")
+_REJECTED_BEFORE = re.compile(
+    r"(?:\b" + cues.REJECTING + r"|\b(?:no|without|drops?|dropping|removes?|removing))"
+    r"[\s`*_\"'\x1a]*+(?:the\s++)?$",
+    re.I,
+)
+#: characters before a value searched for a rejecting word
+_REJECT_REACH = 24
+#: a value that names the rule an override sets aside ("the root's Pint rule", "its EF Core
+#: policy")
+_NAMES_RULE = re.compile(
+    r"[\s`*_\"'\x1a-]*+(?:\w++[\s-]++)?(?:rules?|conventions?|polic(?:y|ies)|gates?|defaults?|"
+    r"floors?|caps?|requirements?|settings?|guidelines?)\b",
+    re.I,
+)
+
+
+def overriding_choices(readable: str, masked: str) -> tuple[Choice, ...]:
+    """The values an override sentence states besides its acknowledgement ("This package
+    overrides the root testing rule: it stays on Jest"; "This app overrides the root date
+    rule and keeps moment.js"; "… the root coverage gate: the threshold here is 50%"; "here
+    we install with npm, not pnpm as elsewhere"), read as preferences: every catalogue value
+    outside the acknowledgement that no rejecting word comes right before, but for a value
+    that names the overridden rule ("the root's Pint rule"). ``()`` when the sentence
+    acknowledges no override."""
+    acknowledged = _OVERRIDE.search(masked)
+    if acknowledged is None:
+        return ()
+    out: list[Choice] = []
+    # the whole sentence is read as one line, so that a number finds its subject in the
+    # acknowledgement ("overrides the root coverage gate: the threshold here is 50%")
+    flat, flat_masked = readable.replace("\n", " "), masked.replace("\n", " ")
+    for found in vocabulary.current().find(flat, flat_masked):
+        if acknowledged.start() <= found.start < acknowledged.end():
+            continue
+        if _NAMES_RULE.match(masked, found.end):
+            continue
+        if _REJECTED_BEFORE.search(masked[max(0, found.start - _REJECT_REACH) : found.start]):
+            continue
+        out.append(
+            Choice(found.dimension.name, found.value, "prefer", found.start, found.end, found.group)
+        )
+    return tuple(out)
+
+
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|\Z)")
 # Each branch stops where a failed try at the next start would begin, so no start rescans the
 # text after it: a code span opens on a whole run of at most 32 backticks and closes on a run of
@@ -337,10 +422,13 @@ class _Locator:
         return self.first_line + k, self.columns[k] + offset - self.starts[k]
 
 
-def _sentences(plain: str) -> list[tuple[int, int]]:
+def _sentences(plain: str, masked: str = "") -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(plain):
+        # a full stop inside inline code (`pip install -e .`) ends no sentence
+        if masked[match.start() : match.start() + 1] == CODE_MASK:
+            continue
         # the abbreviation sits right before the full stop: look at a short window there, not
         # at the whole text since the sentence began (many abbreviations in a row)
         tail = max(start, match.start() - _ABBREVIATION_WINDOW)
@@ -625,11 +713,9 @@ class _Extractor:
     def _in_example_section(self) -> bool:
         """Whether the current section is example material: a heading that names examples,
         samples or templates, unless it is the file's title or names them as a place
-        ("Examples package", "`examples/`"), whose rules are real."""
-        return any(
-            _EXAMPLE_HEADING.search(title) and level > 1 and not _EXAMPLE_PLACE.search(title)
-            for level, title in self.headings
-        )
+        ("Examples package", "`examples/`"), whose rules are real; or a section its heading
+        marks as no longer followed (:data:`_NOT_FOLLOWED_HEADING`)."""
+        return any(_sets_aside(level, title) for level, title in self.headings)
 
     def _under_heading(self, readable: str, masked: str) -> list[Choice]:
         """The value a fragment names under a heading that names its dimension: under
@@ -775,7 +861,7 @@ class _Extractor:
         section_override = self.section_override
         self.block_override = False
         last: tuple[int, int] | None = None
-        for begin, end in _sentences(plain.text):
+        for begin, end in _sentences(plain.text, plain.masked):
             self._check_time()
             self._sentence(plain, readable, masked, (begin, end), locator, token.content)
             last = (begin, end)
@@ -836,6 +922,7 @@ class _Extractor:
                 )
         if not choices:
             choices = self._under_heading(readable, masked)
+        overriding = () if choices else overriding_choices(readable, masked)
         content_start = plain.origin[begin]
         content_end = plain.origin[end - 1] + 1
         while content_start > 0 and content[content_start - 1] in "`*_~[":
@@ -860,6 +947,7 @@ class _Extractor:
                 override=self.section_override or self.block_override,
                 scope=scope_for(self.path, heading, readable, opening, _groups(choices, sentence)),
                 frames=frames_of(readable, masked),
+                overriding=overriding,
             )
         )
 

@@ -32,10 +32,12 @@ with its kind.
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pi_lsp.lint.catalogue import BASE_UNIT, UNITS, Role
 
@@ -136,6 +138,97 @@ def numeric_value(number: str, unit: str, dimension: str) -> str | None:
     when it is not a number of ``dimension``."""
     base = amount(number, unit, dimension)
     return None if base is None else show(base, dimension)
+
+
+# --- what a time or size setting is for: a layer, an environment, a credential -------------
+
+#: the layers and environments that keep their own time and size settings, each with the
+#: words that name it: a TTL "at the CDN" is not the application's cache TTL, a "dev server"
+#: timeout not the load balancer's, a timeout "in staging" not the one in production
+_LAYERS: tuple[tuple[str, str], ...] = (
+    (
+        "cdn",
+        r"cdns?+|edge\s++(?:caches?+|networks?+|functions?+|workers?+)|cloudfront|fastly|akamai",
+    ),
+    ("static assets", r"static\s++(?:assets?+|files?+)"),
+    ("browser", r"browsers?+|client[- ]side"),
+    ("load balancer", r"load[- ]balanc(?:ers?+|ing)|alb|elb"),
+    ("proxy", r"(?:reverse\s++)?+prox(?:y|ies)|nginx|envoy|haproxy|traefik|ingress"),
+    ("gateway", r"(?:api\s++)?+gateways?+"),
+)
+#: credentials with lifetimes of their own: a refresh token outlives the access token
+_CREDENTIALS: tuple[tuple[str, str], ...] = (
+    ("access token", r"access[- ]tokens?+"),
+    ("refresh token", r"refresh[- ]tokens?+"),
+    ("id token", r"id[- ]tokens?+"),
+    ("api key", r"api[- ]keys?+"),
+    ("link", r"(?:magic|invit(?:e|ation)|password[- ]reset|reset|sign[- ]in|download)\s++links?+"),
+    ("remember me", r"remember[- ]me"),
+)
+_ENVIRONMENTS: tuple[tuple[str, str], ...] = (
+    (
+        "local",
+        r"locally|local\s++(?:dev\w*+|machines?+|environments?+|setups?+|runs?+)|"
+        r"dev(?:elopment)?+\s++servers?+|devserver|on\s++your\s++machine",
+    ),
+    ("ci", r"ci|continuous\s++integration"),
+    ("staging", r"staging|pre-?prod(?:uction)?+"),
+    ("production", r"production|prod"),
+)
+
+
+def _named(qualifiers: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    return re.compile(
+        r"\b(?:"
+        + "|".join(f"(?P<p{i}>{words})" for i, (_, words) in enumerate(qualifiers))
+        + r")\b",
+        re.I,
+    )
+
+
+_QUALIFIERS = _LAYERS + _ENVIRONMENTS
+_QUALIFIER_WORDS = _named(_QUALIFIERS)
+_CREDENTIAL_WORDS = _named(_CREDENTIALS)
+_ENVIRONMENT_WORDS = _named(_ENVIRONMENTS)
+
+
+def _qualifiers_in(
+    text: str, pattern: re.Pattern[str], qualifiers: tuple[tuple[str, str], ...], own: str
+) -> set[str]:
+    own_words = {own, *re.split(r"[-_.]", own)} if own else set()
+    found: set[str] = set()
+    for match in pattern.finditer(text):
+        group = match.lastgroup
+        # "the gateway" in the gateway's own file is the file's subject, not another layer
+        if group is not None and match.group().lower().replace(" ", "-") not in own_words:
+            found.add(qualifiers[int(group[1:])][0])
+    return found
+
+
+@lru_cache(maxsize=4096)
+def setting_qualifier(unit: str, sentence: str, heading: str, folder: str = "") -> str:
+    """The layers and environments a time or size setting is stated for ("cdn", "local",
+    "production"), from its sentence and, for an environment, its section's heading, joined
+    in a fixed order; "" when it names none (the application's own setting), when the
+    number is of another unit (a coverage gate or a retry count is one per project), and for
+    a layer that names the file's own folder (``folder``: "the gateway" in ``gateway/``)."""
+    if unit not in ("duration", "size"):
+        return ""
+    own = os.path.basename(os.path.normpath(folder)).lower() if folder else ""
+    found = _qualifiers_in(sentence, _QUALIFIER_WORDS, _QUALIFIERS, own)
+    found |= _qualifiers_in(heading, _ENVIRONMENT_WORDS, _ENVIRONMENTS, own)
+    return "+".join(sorted(found))
+
+
+def credentials_differ(unit: str, sentence: str, other: str) -> bool:
+    """Whether two time settings name different credentials ("access tokens expire after 15
+    minutes", "refresh tokens after 14 days"). A sentence that names none ("tokens are valid
+    for an hour") speaks of the same credential as the other."""
+    if unit != "duration":
+        return False
+    here = _qualifiers_in(sentence, _CREDENTIAL_WORDS, _CREDENTIALS, "")
+    there = _qualifiers_in(other, _CREDENTIAL_WORDS, _CREDENTIALS, "")
+    return bool(here and there and here.isdisjoint(there))
 
 
 # --- kinds and ranges ---------------------------------------------------------------------

@@ -128,6 +128,14 @@ _GLOB = re.compile(
 _SENTENCE_LANGUAGE = re.compile(
     r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])\s?" + _SCOPE_NOUN, re.IGNORECASE
 )
+#: a language that opens a sentence as the subject of a setting or convention: "Python line
+#: length is 100", "YAML is indented with 2 spaces", "TypeScript strings use single quotes"
+_SUBJECT_LANGUAGE = re.compile(
+    r"^[^\w#]*+(?:the\s++)?(" + _LANGUAGE_WORD + r")(?![\w#+.-])(?=\s++(?:is|are|uses?|gets?|"
+    r"must|should|line\s++length|lines?|indent\w*+|imports?|strings?|naming|style|formatting|"
+    r"max\w*+|width|wrap\w*+|quotes?|tabs?|docstrings?|comments?)\b)",
+    re.IGNORECASE,
+)
 _HEADING_WORD = re.compile(r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])", re.IGNORECASE)
 
 
@@ -167,6 +175,12 @@ _TRAILING_CONDITION = re.compile(
     r"for\s++hotfix(?:es)?|for\s++(?:the\s++)?docs(?:\s++site)?)\W*+$",
     re.IGNORECASE,
 )
+#: a use restricted to a purpose or a place ("use Enzyme only to read the old tests", "mocks
+#: only in unit tests", "Docker only for the integration suite"): the sentence holds there
+_ONLY_FOR = re.compile(
+    r"\bonly\s++((?:to|for|in|inside|within|when|while|on|during)\s++[^.;:,()]++)", re.IGNORECASE
+)
+_CLAUSE_BREAK = re.compile(r"[;:\u2014\u2013]|\s-\s")
 #: "the docs site" and "docs site" are one condition
 _CONDITION_FILLER = re.compile(r"\b(?:the|a|an|any|all|our|your)\s+", re.IGNORECASE)
 
@@ -214,6 +228,9 @@ def languages_of(text: str) -> frozenset[str]:
         if _names_language(m.group(1))
     }
     found.update(_EXTENSIONS[m.group(1).lower()] for m in _GLOB.finditer(text))
+    subject = _SUBJECT_LANGUAGE.match(text)
+    if subject is not None and _names_language(subject.group(1)):
+        found.add(_BY_WORD[subject.group(1).lower()])
     return frozenset(found)
 
 
@@ -311,7 +328,7 @@ def scope_for(
     phrase, else those it names as a scope, else those of its nearest heading that names one,
     else those of the ecosystem ``groups`` of the tools it chooses ("Prettier with `printWidth: 80`"
     speaks of JavaScript and TypeScript); the condition of its opening phrase, else of its
-    last words ("… in CI.")."""
+    last words ("… in CI."), else of a use it restricts ("… only to read the old tests")."""
     languages: frozenset[str] = frozenset()
     condition = ""
     if opening is not None:
@@ -320,6 +337,16 @@ def scope_for(
         trailing = _TRAILING_CONDITION.search(sentence)
         if trailing is not None and not names_own_folder(trailing.group(1), os.path.dirname(path)):
             condition = normalize_condition(trailing.group(1))
+    if not condition:
+        only = _ONLY_FOR.search(sentence)
+        # in the sentence's first clause: "single quotes; template literals only when …"
+        # restricts the second clause, not the first
+        if (
+            only is not None
+            and not _CLAUSE_BREAK.search(sentence, 0, only.start())
+            and not names_own_folder(only.group(1), os.path.dirname(path))
+        ):
+            condition = normalize_condition(only.group(1))
     if not languages:
         languages = languages_of(sentence)
     if not languages:

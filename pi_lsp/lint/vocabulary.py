@@ -125,6 +125,16 @@ class Dimension:
     #: numeric settings are claims even without an imperative verb ("Line length: 120")
     setting: bool = False
     kind: str = "choice"
+    #: pairs of values used together, not instead of each other (both orders; see
+    #: :func:`composes`)
+    together: frozenset[tuple[str, str]] = frozenset()
+    #: numeric settings: the unit dimension of the number ("duration", "size", "percent",
+    #: "count")
+    unit: str = ""
+
+    def composes(self, a: str, b: str) -> bool:
+        """Whether values ``a`` and ``b`` work together (Meson and the Ninja it drives)."""
+        return (a, b) in self.together
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,6 +473,8 @@ class Vocabulary:
             dimension.label_pattern,
             role.statement,
             role.kind,
+            frozenset((a, b) for group in role.composes for a in group for b in group if a != b),
+            role.unit,
         )
         specs = [(_respec(s, dimension), v) for s, v in specs]
         return dimension, specs

@@ -208,3 +208,20 @@ def test_a_settings_file_swapped_for_a_pipe_is_not_read_for_the_entry_position(
     [(words, [problem])] = found
     assert words is None and problem.rule == "lint-catalogue-invalid"
     assert problem.where == lint
+
+
+def test_composes_names_values_of_its_role_that_work_together() -> None:
+    roles, errors = parse_roles(
+        [
+            {
+                "name": "site-builder",
+                "values": ["Quarry", "Kiln"],
+                "composes": [["Quarry", "Kiln"]],
+            },
+            {"name": "site-host", "values": ["Quarry"], "composes": [["Quarry", "Anvil"]]},
+            {"name": "site-cdn", "values": ["Quarry"], "composes": [["Quarry"]]},
+        ]
+    )
+    assert [(r.name, r.composes) for r in roles] == [("site-builder", (("Quarry", "Kiln"),))]
+    assert "names no value 'Anvil'" in errors[0][1]
+    assert "at least two" in errors[1][1]
