@@ -1,6 +1,9 @@
 """Versions read as constraints: a floor ("Node 18+", "at least PHP 8.2", ``>= 3.10``, "the
 minimum supported Go version is 1.22") or a pin ("Terraform 1.5.7 exactly", "Python 3.12
-only", ``jvmToolchain(21)``, ``required_version = "1.5.7"``).
+only", ``jvmToolchain(21)``, ``required_version = "1.5.7"``). The version code is made
+with ("written against Zig 0.14", "compiles with Scala 3.3") and the one version a project
+says it supports ("the app target supports iOS 15") are pins: what that code runs on,
+compared with the root's floor or pin; a range or a list ("supports iOS 15 and 16") is none.
 
 A version role of the catalogue (kind ``floor``) that names its ``products`` (the words
 naming the runtime or tool) and the shape of its ``version`` number gets the patterns of
