@@ -1,6 +1,9 @@
 """Versions read as constraints: a floor ("Node 18+", "at least PHP 8.2", ``>= 3.10``, "the
 minimum supported Go version is 1.22") or a pin ("Terraform 1.5.7 exactly", "Python 3.12
-only", ``jvmToolchain(21)``, ``required_version = "1.5.7"``).
+only", ``jvmToolchain(21)``, ``required_version = "1.5.7"``). The version code is made
+with ("written against Zig 0.14", "compiles with Scala 3.3") and the one version a project
+says it supports ("the app target supports iOS 15") are pins: what that code runs on,
+compared with the root's floor or pin; a range or a list ("supports iOS 15 and 16") is none.
 
 A version role of the catalogue (kind ``floor``) that names its ``products`` (the words
 naming the runtime or tool) and the shape of its ``version`` number gets the patterns of
@@ -77,6 +80,14 @@ def constraint_patterns(
         ),
         # the PHP version floor is 8.3
         ("floor", rf"{name}\s++version\s++(?:floor|minimum)\b[^.;\d\n]{{0,30}}?{_MARKS}{ver}"),
+        # Deno 1.46 is enough, Go 1.21 is sufficient: the oldest version that still does
+        ("floor", rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:enough|sufficient)\b"),
+        # minimum deployment target: iOS 16.0, minimum version: Node 20
+        (
+            "floor",
+            rf"\bmin(?:imum)?\s++(?:(?:supported|deployment|required|os)\s++)?"
+            rf"(?:target|version|requirement)\s*+:?\s*+{_MARKS}{name}\s*+{_MARKS}{ver}",
+        ),
         # Terraform 1.5.7 exactly, Python 3.12 only
         (
             "pin",
@@ -91,6 +102,21 @@ def constraint_patterns(
             rf"\s*+{_MARKS}{ver}",
         ),
         ("pin", rf"\btargets?\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}(?![\w.])"),
+        # the version the code is made with: written against Zig 0.14, compiles with Scala 3.3
+        (
+            "pin",
+            rf"\b(?:(?:written|built|compiled)\s++against|compiles?\s++(?:with|against)|"
+            rf"compiled\s++with)\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}"
+            rf"(?!\w|\.\w|{_FLOOR_AFTER}|\s*+(?:-|\u2013|to|through|and|or)\s)",
+        ),
+        # the app target supports iOS 15, this package supports Python 3.11: one supported
+        # version named as the project's own, not a range or a floor
+        (
+            "pin",
+            rf"\b(?:targets?|apps?|modules?|packages?|librar(?:y|ies)|projects?|services?|"
+            rf"crates?)\s++supports?\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}"
+            rf"(?!\w|\.\w|{_FLOOR_AFTER}|\s*+(?:-|\u2013|,|/|to|through|and|or)\s)",
+        ),
         # pinned to Terraform 1.5.7, pin Node to 20
         (
             "pin",

@@ -179,3 +179,47 @@ def test_two_floors_of_a_new_platform_conflict() -> None:
     root = "- C++17 or newer in every library."
     assert conflict_dimensions(root, "- This library needs C++20 at minimum.") == ["cpp-standard"]
     assert conflict_dimensions("- minSdk 26 or higher everywhere.", "- Zig 0.13+ here.") == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        ("The parser is written against Zig 0.12 and its allocator API.", "Zig 0.12"),
+        ("Every crate compiles with Rust 1.79 today.", "Rust 1.79"),
+        ("The plugin was built against Kotlin 2.0.21.", "Kotlin 2"),
+        ("This package supports Python 3.11 today.", "Python 3.11"),
+        ("Minimum deployment target: iOS 14 for the widget.", "iOS 14+"),
+        ("Go 1.20 is enough for the CLI.", "Go 1.20+"),
+    ],
+)
+def test_the_version_the_code_is_made_with_is_read(clause: str, value: str) -> None:
+    assert value in picks(clause)
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "The app supports iOS 14 and 15.",
+        "Written against Go 1.20 to 1.22.",
+        "The library supports Python 3.10, 3.11 and 3.12.",
+        "Upstream docs say Kubernetes needs care; we develop on Node 20.",
+    ],
+)
+def test_a_range_of_supported_versions_is_no_pin(clause: str) -> None:
+    assert not {v for v in picks(clause) if v[-1].isdigit()}
+
+
+def test_the_version_code_is_written_against_meets_the_root_constraint() -> None:
+    root = "- Zig is pinned to 0.12.1 exactly for every package."
+    assert conflict_dimensions(root, "- Written against Zig 0.13 (new build API).") == [
+        "zig-version"
+    ]
+    assert conflict_dimensions(root, "- Written against Zig 0.12 like the rest.") == []
+    floor = "- Minimum deployment target: iOS 17 for all targets."
+    assert conflict_dimensions(floor, "The widget target supports iOS 16 only.") == [
+        "ios-deployment-target"
+    ]
+    assert conflict_dimensions(floor, "The widget target supports iOS 18.") == []
+    assert conflict_dimensions("- Python 3.12 or newer.", "- Python 3.10 is enough here.") == [
+        "python-version"
+    ]
