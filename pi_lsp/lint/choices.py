@@ -203,7 +203,7 @@ _REVERSE_NEGATION = re.compile(
 # the verb is in the present tense.
 _STATEMENT = re.compile(
     r"^\W*+(?:we|they)[\'\u2019]re\s++(?:on|using)\b|"
-    r"^\W*+(?P<subject>(?:[\w`'\u2019@./*+-]++\s++){0,6}?)"
+    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){0,6}?)"
     r"(?:uses|use|is using|are using|builds?\s++(?:with|using|via|on)|"
     r"(?:is|are)\s++(?:built|bundled|tested|formatted|linted|managed|installed|written|"
     r"indented|wrapped|kept|limited|capped|pinned|squash-merged|squashed|rebased|merged|"
@@ -223,7 +223,7 @@ _STATEMENT = re.compile(
 #: sentence a rule by itself (:func:`is_directive`). The subject is one to six whole words;
 #: a passive participle is any word ending in "ed" or a common irregular one.
 _FACT = re.compile(
-    r"^\W*+(?P<subject>(?:[\w`'\u2019@./*+-]++\s++){1,6}?)"
+    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
     r"(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
     r"hosted|spun up))"
@@ -307,6 +307,14 @@ _OBLIGATION = re.compile(
 )
 
 
+#: an aside in a statement's subject that narrows or conditions it rather than describing it
+_QUALIFYING_ASIDE = re.compile(
+    r"\([^()]*?\b(?:except|excluding|unless|only|not|never|but|if|when|while|until|legacy|"
+    r"old|new|other than|apart from|besides|outside)\b",
+    re.IGNORECASE,
+)
+
+
 def _statement(
     clause: str,
     folder: str = "",
@@ -328,6 +336,8 @@ def _statement(
     subject = match.group("subject") or ""
     if CODE_MASK in subject or "/" in subject:
         return None
+    if "(" in subject and _QUALIFYING_ASIDE.search(subject):
+        return None  # "Tests (except the e2e suite) use Jest": the aside narrows the subject
     if (
         _SCOPED_SUBJECT.search(subject)
         and not names_own_folder("in " + subject, folder)

@@ -252,3 +252,41 @@ def test_a_clause_that_refers_back_to_a_place_chooses_nothing_everywhere() -> No
     assert picks("Don't add RSpec files there.") == set()
     assert picks("Never use Jest in that package.") == set()
     assert picks("Don't use Jest.") == {("jest", "reject")}
+
+
+def _choices_of(text: str) -> list[tuple[str, str]]:
+    found = extract_instructions("/repo/AGENTS.md", text + "\n", whole=True)
+    return [(c.dimension, c.value) for i in found for c in i.choices if c.stance == "prefer"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Background jobs (all of them) use Celery.", "Celery"),
+        ("Tests (unit and integration) run with pytest.", "pytest"),
+        ("Formatting (every language we ship) is done by Prettier.", "prettier"),
+        ("Outbound calls (to the payment provider) go through HTTPoison.", "HTTPoison"),
+    ],
+)
+def test_a_descriptive_aside_in_the_subject_keeps_the_statement(sentence: str, value: str) -> None:
+    assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Tests (except the e2e suite) use Jest.",
+        "Tests (only the legacy ones) use Jest.",
+        "Jobs (when they touch billing) go through Celery.",
+        "Tests (in packages/api) use Jest.",
+    ],
+)
+def test_an_aside_that_narrows_the_subject_makes_no_choice(sentence: str) -> None:
+    assert _choices_of(sentence) == []
+
+
+def test_a_statement_with_an_aside_meets_the_rule_it_contradicts() -> None:
+    root = "# Rules\n\n- Background jobs run on RQ workers; use python-rq.\n"
+    child = "# Billing\n\n- Background jobs (all of them, billing too) use Celery.\n"
+    findings = find_conflicts([("/r/AGENTS.md", root), ("/r/billing/AGENTS.md", child)])
+    assert any("Celery" in f.message for f in findings)
