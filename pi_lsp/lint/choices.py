@@ -210,7 +210,8 @@ _STATEMENT = re.compile(
     r"typed|checked|validated|logged|handled|stored|named|versioned|required|"
     r"configured|set|done|run|enforced|restricted)\b|"
     r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
-    r"follows?|go(?:es)?\s++through|comes?\s++from|targets?|requires?|"
+    r"follows?|go(?:es)?\s++(?:through|via)|comes?\s++(?:in\s++)?(?:from|through|via)|"
+    r"targets?|requires?|"
     r"(?:starts?|begins?|opens?)\s++with|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",

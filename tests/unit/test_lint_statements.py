@@ -290,3 +290,15 @@ def test_a_statement_with_an_aside_meets_the_rule_it_contradicts() -> None:
     child = "# Billing\n\n- Background jobs (all of them, billing too) use Celery.\n"
     findings = find_conflicts([("/r/AGENTS.md", root), ("/r/billing/AGENTS.md", child)])
     assert any("Celery" in f.message for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Dependencies come in through Swift Package Manager only.", "Swift Package Manager"),
+        ("Outbound HTTP goes via HTTPoison.", "HTTPoison"),
+        ("Packages come via pnpm.", "pnpm"),
+    ],
+)
+def test_what_things_come_in_or_go_through_is_the_choice(sentence: str, value: str) -> None:
+    assert value in [v for _, v in _choices_of(sentence)]
