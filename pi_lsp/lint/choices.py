@@ -60,6 +60,10 @@ class Choice:
     start: int
     end: int
     group: str = ""
+    #: read from a bare mention of the value in a description of the project ("host alerts
+    #: are emails we send with the SendGrid API"), not from a rule or a stated convention:
+    #: it contradicts a rule, never another mention (see :func:`_mentions`)
+    weak: bool = False
 
     @property
     def label(self) -> str:
@@ -387,6 +391,8 @@ class _Hit:
     numeric: bool = False
     #: a setting stated by its form ("Node 18+", `jvmToolchain(21)`): a claim by itself
     claim: bool = False
+    #: found by an alias or command (a literal name), not by a pattern
+    literal: bool = False
 
 
 def _hits(text: str, masked: str | None = None) -> list[_Hit]:
@@ -394,7 +400,17 @@ def _hits(text: str, masked: str | None = None) -> list[_Hit]:
     return _by_naming_subject(
         text,
         [
-            _Hit(f.dimension, f.value, f.start, f.end, f.group, f.command, f.numeric, f.claim)
+            _Hit(
+                f.dimension,
+                f.value,
+                f.start,
+                f.end,
+                f.group,
+                f.command,
+                f.numeric,
+                f.claim,
+                f.literal,
+            )
             for f in vocabulary.current().find(text, masked)
         ],
     )
@@ -704,6 +720,7 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
         return []  # "don't add RSpec files there": the place is one named before
     if _HEDGE_ANYWHERE.search(masked):
         return []
+    found = hits
     label = _LABEL.match(clause)
     if label is not None and _head_is_rule(clause, masked, label, folder):
         label = None
@@ -798,7 +815,91 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
     if answers:
         answered = {(c.dimension, c.value) for c in answers}
         choices = [c for c in choices if (c.dimension, c.value) not in answered] + answers
+    chosen = {c.dimension for c in choices}
+    unread = [h for h in found if h.dimension.name not in chosen]
+    if unread:
+        choices.extend(_mentions(clause, masked, neutral, unread))
     return _drop_ambiguous(choices)
+
+
+#: what makes a description no account of how the project works today: history, plans,
+#: comparisons, alternatives, coexistence, conditions, negation, examples
+_NOT_A_DESCRIPTION = re.compile(
+    r"\b(?:not|no|never|without|avoid|instead|rather|or|nor|vs|versus|either|whether|if|"
+    r"unless|except|like|such as|e\.g|etc|for example|for instance|compared?|similar|"
+    r"alternatives?|in addition|also|alongside|as well|besides|apart from|both|"
+    r"will|would|should|plan(?:ned|s)?|eventually|someday|todo|later|soon|future|"
+    r"deprecated|legacy|old|older|until|since|before|after|once|no longer|anymore|"
+    r"internal(?:ly)?|slow|fast|flaky|painful|broken|buggy|expensive|nice|great|better|"
+    r"worse)\b|"
+    r"n[\'\u2019]t\b",
+    re.IGNORECASE,
+)
+#: a description says what the project does with the tool, by a verb: a copula or a verb
+#: of use; a bare list of names ("React 18, Vite, TanStack Query") or a title ("Bottom tabs
+#: with Expo Router") has none
+_DESCRIBES_USE = re.compile(
+    r"\b(?:is|are|uses?|using|go(?:es)?|runs? (?:on|in|through|via|with)|lives? (?:in|on)|"
+    r"handled|powered|backed|built|written|sent|sends?|hosted|deployed|managed|tracked|"
+    r"indexed|served|rendered|compiled|bundled|talks? to|happens?)\b",
+    re.IGNORECASE,
+)
+#: a possessive: what follows belongs to someone or something ("the bank's SDK", "the
+#: SDK's browser matrix"), so a tool named after it is theirs, not the project's choice
+_POSSESSIVE = re.compile(r"\w[\'\u2019]s\b")
+
+
+def _proper_name(clause: str, hit: _Hit) -> bool:
+    """Whether the value is written as a proper name: capitalised, and not merely as the
+    first word of the clause (where any word is capitalised) unless it is capitalised
+    inside too ("GitHub") or carries a mark no English word has ("Fly.io")."""
+    surface = clause[hit.start : hit.end]
+    if not any(ch.isupper() for ch in surface):
+        return False
+    if clause[: hit.start].strip(" \t*_\"'([-—–:"):
+        return True
+    return any(ch.isupper() or not (ch.isalpha() or ch.isspace()) for ch in surface[1:])
+
+
+def _mentions(clause: str, masked: str, neutral: str, hits: list[_Hit]) -> list[Choice]:
+    """Weak choices: the tools a plain description of the project names ("sign-in uses
+    Clerk", "each source is an Airflow DAG"). Only proper
+    names of exclusive roles with more than one value that the clause does not choose
+    otherwise, outside code, in a present-tense
+    clause that says how a tool is used, with no negation, hedge, condition, comparison,
+    coexistence or history."""
+    if (
+        _NARRATIVE.search(masked)
+        or _HEDGE.search(masked)
+        or _NOT_A_DESCRIPTION.search(masked)
+        or not _DESCRIBES_USE.search(masked)
+        or _PARTIAL_SUBJECT.match(masked)
+    ):
+        return []
+    out = []
+    for hit in hits:
+        if not hit.literal or hit.command or hit.claim or hit.numeric:
+            continue
+        dimension = hit.dimension
+        if dimension.kind != "choice" or dimension.setting or len(dimension.values) < 2:
+            continue
+        if _code_span(neutral, hit.start) is not None or not _proper_name(clause, hit):
+            continue
+        if _POSSESSIVE.search(clause, 0, hit.end + 2):
+            continue  # "the bank's SDK … with Jackson", "Vitest's pipeline"
+        subject = masked[: hit.start]
+        if (
+            "/" in subject
+            or CODE_MASK in subject
+            or _SCOPED_SUBJECT.search(subject)
+            or _EXTERNAL_SUBJECT.search(subject)
+            or _QUALIFYING_ASIDE.search(subject)
+        ):
+            continue  # "the vendored SDK uses Guzzle", "upstream specs are written with Jest"
+        if _stance(hit, clause, neutral, False, False) != "prefer":
+            continue
+        out.append(Choice(dimension.name, hit.value, "prefer", hit.start, hit.end, hit.group, True))
+    return out
 
 
 #: what may follow the command that opens a command entry: nothing, a dash or a colon and
@@ -847,7 +948,7 @@ def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -
     if not head:
         return False
     settings = {(h.start, h.end) for h in _hits(clause[:end], masked[:end]) if h.claim or h.numeric}
-    return any((c.start, c.end) not in settings for c in head)
+    return any((c.start, c.end) not in settings for c in head if not c.weak)
 
 
 #: "<value> is our <role>" / "<value> is the <role>" ("Docker is our container runtime",

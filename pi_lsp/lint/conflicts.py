@@ -415,7 +415,9 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
     list after the sentence that chose it) is reported at its first mention only."""
     findings: list[Finding] = []
     with_choices = [p for p in placed if p.instruction.choices or p.instruction.overriding]
-    index = _ChoiceIndex()
+    #: rules and stated conventions; bare mentions (``Choice.weak``) apart, so that two
+    #: mentions are never compared with each other
+    index, mentions = _ChoiceIndex(), _ChoiceIndex()
     carved_out = _CarveOuts(placed)
     #: (later file, earlier instruction, dimension, value) already reported
     told: set[tuple[int, int, str, str]] = set()
@@ -425,7 +427,10 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
             if new.dimension in reported:
                 continue
             scope = _compared_scope(later.instruction, new.dimension)
-            at = index.earliest_contradicting(new, scope)
+            found = [index.earliest_contradicting(new, scope)]
+            if not new.weak:
+                found.append(mentions.earliest_contradicting(new, scope))
+            at = min((f for f in found if f is not None), default=None)
             if at is not None and (
                 carved_out(later, with_choices[at], new)
                 or excepted(with_choices[at].instruction, new)
@@ -434,7 +439,11 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 at = None
             if at is not None:
                 earlier = with_choices[at]
-                old = next(c for c in earlier.instruction.choices if contradicts(new, c))
+                old = next(
+                    c
+                    for c in earlier.instruction.choices
+                    if contradicts(new, c) and not (new.weak and c.weak)
+                )
                 reported.add(new.dimension)
                 paired.add((later.order, earlier.order))
                 key = (later.file_index, earlier.order, new.dimension, new.value)
@@ -442,7 +451,9 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                     continue
                 told.add(key)
                 findings.append(_choice_finding(later, earlier, new, old))
-        index.add(position, later.instruction.choices, later.instruction)
+        choices = later.instruction.choices
+        index.add(position, [c for c in choices if not c.weak], later.instruction)
+        mentions.add(position, [c for c in choices if c.weak], later.instruction)
     return findings
 
 

@@ -733,9 +733,7 @@ class _Extractor:
         for choice in read_choices(prefix + clause, prefix + masked_clause):
             start, end = choice.start - len(prefix), choice.end - len(prefix)
             if start == head.end("lead"):
-                found.append(
-                    Choice(choice.dimension, choice.value, "prefer", start, end, choice.group)
-                )
+                found.append(replace(choice, stance="prefer", start=start, end=end))
         return found
 
     def _table(self, tokens: list[Token], index: int) -> None:
@@ -910,16 +908,8 @@ class _Extractor:
                     opening = (languages, condition)
             folder = os.path.dirname(self.path)
             for choice in read_choices(clause[body:], masked[c_begin + body : c_end], folder):
-                choices.append(
-                    Choice(
-                        choice.dimension,
-                        choice.value,
-                        choice.stance,
-                        choice.start + c_begin + body,
-                        choice.end + c_begin + body,
-                        choice.group,
-                    )
-                )
+                shift = c_begin + body
+                choices.append(replace(choice, start=choice.start + shift, end=choice.end + shift))
         if not choices:
             choices = self._under_heading(readable, masked)
         overriding = () if choices else overriding_choices(readable, masked)

@@ -38,7 +38,9 @@ Measured 2026-11-30:
   one false report per twenty files; 19 duplicate instructions, all real
   (`.venv/bin/python bench/lint_corpus.py`).
 - Known gaps: values are read from the catalogue of roles below (extendable from
-  settings), in sentences that read as instructions or as conventions stated as facts;
+  settings), in sentences that read as instructions or as conventions stated as facts; a
+  tool a plain description names ("host alerts are emails our workers hand to the SendGrid
+  API") counts only against a rule or a stated convention, never against another mention;
   always/never on the same wording or on action frames that match through a small table of
   verb and noun synonyms ("never commit directly to main" / "push your commits straight to the
   main branch"), weaker pairs left to the optional model judge; a sentence opened by a scope
