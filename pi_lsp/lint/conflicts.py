@@ -88,6 +88,12 @@ _MIN_DUPLICATE_WORDS = 4
 _MIN_ACTION_WORDS = 3
 
 
+def _fewer_words(text: str, count: int) -> bool:
+    """Whether ``text`` holds fewer than ``count`` words (split no further than that: every
+    instruction of the chain is asked on every edit)."""
+    return len(text.split(maxsplit=count - 1)) < count
+
+
 @dataclass(frozen=True, slots=True)
 class _Placed:
     """An instruction with its position in the prompt."""
@@ -578,7 +584,7 @@ def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> 
     for later in placed:
         instruction = later.instruction
         action = instruction.action
-        if len(action.split()) < _MIN_ACTION_WORDS:
+        if _fewer_words(action, _MIN_ACTION_WORDS):
             continue
         rank.setdefault(action, len(rank))
         never = instruction.polarity == "never"
@@ -690,7 +696,7 @@ def _copied_runs(placed: list[_Placed]) -> list[_CopiedRun]:
                 first.setdefault(key, item)
                 continue
             run = None
-        if len(key.split()) < _MIN_DUPLICATE_WORDS:
+        if _fewer_words(key, _MIN_DUPLICATE_WORDS):
             continue
         seen = first.get(key)
         if seen is None:
