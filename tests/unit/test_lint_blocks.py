@@ -311,3 +311,22 @@ def test_an_edit_of_a_large_file_moves_its_findings_with_it() -> None:
     del lines[at + 3]
     chain[1] = ("/w/pkg/AGENTS.md", "\n".join(lines))
     assert [f for f in find_conflicts(chain) if f.rule == "conflicting-instructions"] == []
+
+
+def test_the_readings_kept_by_content_are_bounded_by_their_characters() -> None:
+    from pi_lsp.lint.conflicts import _ReadInstructions
+
+    kept = _ReadInstructions(size=100, blocks=1_000, characters=3_000)
+    texts = [
+        f"# Rules {k}\n\n- Use pnpm, never npm ({k}).\n" + "Keep it short.\n" * 40
+        for k in range(10)
+    ]
+    for k, text in enumerate(texts):
+        assert kept.get(f"/w/{k}/AGENTS.md", text, None) is not None
+        assert kept.held <= 3_000
+    assert kept.held == sum(len(t) for t in texts[-len(kept._read) :])
+    # the latest reading is kept even when it alone is over the limit
+    huge = "- Use pnpm.\n" * 1_000
+    first = kept.get("/w/AGENTS.md", huge, None)
+    assert kept.held == len(huge)
+    assert kept.get("/w/AGENTS.md", huge, None) is first
