@@ -88,6 +88,12 @@ _MIN_DUPLICATE_WORDS = 4
 _MIN_ACTION_WORDS = 3
 
 
+def _fewer_words(text: str, count: int) -> bool:
+    """Whether ``text`` holds fewer than ``count`` words (split no further than that: every
+    instruction of the chain is asked on every edit)."""
+    return len(text.split(maxsplit=count - 1)) < count
+
+
 @dataclass(frozen=True, slots=True)
 class _Placed:
     """An instruction with its position in the prompt."""
@@ -202,14 +208,20 @@ def _finding(
 class _ReadInstructions:
     """Instructions of the files read so far, by path and content (files load in many chains,
     and the code actions read the file the diagnostics came from): the most recent
-    :data:`_REMEMBERED` are kept. Only finished readings are kept: a file that ran out of time
+    :data:`_REMEMBERED` are kept, holding :data:`_REMEMBERED_CHARACTERS` characters of text at
+    most (the latest always: an editor that edits a large file makes a new text per keystroke,
+    and every reading kept is more for the collector to walk). Only finished readings are kept:
+    a file that ran out of time
     once (a slow start, another thread busy) is read again the next time it is asked for.
     A file that changed is read again only in the chunks of blocks that changed
     (:class:`~pi_lsp.lint.instructions.BlockMemo`)."""
 
-    def __init__(self, size: int, blocks: int) -> None:
+    def __init__(self, size: int, blocks: int, characters: int) -> None:
         self._size = size
         self._blocks = blocks
+        self._characters = characters
+        #: characters of the texts kept
+        self.held = 0
         #: chunk readings per catalogue (a user's settings may extend it), the last few
         self._memos: OrderedDict[str, BlockMemo] = OrderedDict()
         self._read: OrderedDict[tuple[str, str, str], tuple[Instruction, ...]] = OrderedDict()
@@ -239,18 +251,26 @@ class _ReadInstructions:
         except OutOfTime:
             return None
         with self._lock:
+            if key not in self._read:
+                self.held += len(text)
             self._read[key] = instructions
-            if len(self._read) > self._size:
-                self._read.popitem(last=False)
+            self._read.move_to_end(key)
+            while len(self._read) > 1 and (
+                len(self._read) > self._size or self.held > self._characters
+            ):
+                (_, dropped, _), _ = self._read.popitem(last=False)
+                self.held -= len(dropped)
         return instructions
 
 
 _REMEMBERED = 512
+#: characters of text whose readings are kept: some thirty versions of a 110 KB file
+_REMEMBERED_CHARACTERS = 4_000_000
 #: chunks of blocks kept: a file at the size budget holds a few thousand
 _REMEMBERED_BLOCKS = 32_768
 #: catalogues whose chunk readings are kept (the shipped one and a project's extension or two)
 _CATALOGUES = 4
-_READ = _ReadInstructions(_REMEMBERED, _REMEMBERED_BLOCKS)
+_READ = _ReadInstructions(_REMEMBERED, _REMEMBERED_BLOCKS, _REMEMBERED_CHARACTERS)
 
 
 def instructions_of(
@@ -589,7 +609,7 @@ def _polarity_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> 
     for later in placed:
         instruction = later.instruction
         action = instruction.action
-        if len(action.split()) < _MIN_ACTION_WORDS:
+        if _fewer_words(action, _MIN_ACTION_WORDS):
             continue
         rank.setdefault(action, len(rank))
         never = instruction.polarity == "never"
@@ -701,7 +721,7 @@ def _copied_runs(placed: list[_Placed]) -> list[_CopiedRun]:
                 first.setdefault(key, item)
                 continue
             run = None
-        if len(key.split()) < _MIN_DUPLICATE_WORDS:
+        if _fewer_words(key, _MIN_DUPLICATE_WORDS):
             continue
         seen = first.get(key)
         if seen is None:

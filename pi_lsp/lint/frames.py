@@ -2225,6 +2225,8 @@ def frame_pairs(instructions: Sequence[Instruction]) -> list[FramePair]:
     seen: dict[tuple[str, str], list[tuple[int, Frame]]] = {}
     pairs: list[FramePair] = []
     for position, later in enumerate(instructions):
+        if not later.frames:
+            continue  # most sentences: nothing to pair and nothing to file
         best: dict[int, FramePair] = {}
         for frame in later.frames:
             for other in _OPPOSED[frame.modality]:

@@ -35,7 +35,7 @@ import threading
 import time
 from bisect import bisect_right
 from collections import OrderedDict
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import pairwise
 from operator import attrgetter
@@ -625,6 +625,8 @@ class _Extractor:
         self.list_goes_on = False
         self.skipping_list = False
         self.tokens: list[Token] = []
+        #: sentence readings kept across chunks and edits (``None``: none kept)
+        self.sentences: SentenceMemo | None = None
 
     def run(self) -> list[Instruction]:
         tokens = self.tokens = _PARSER.parse(self.source)
@@ -716,25 +718,6 @@ class _Extractor:
         ("Examples package", "`examples/`"), whose rules are real; or a section its heading
         marks as no longer followed (:data:`_NOT_FOLLOWED_HEADING`)."""
         return any(_sets_aside(level, title) for level, title in self.headings)
-
-    def _under_heading(self, readable: str, masked: str) -> list[Choice]:
-        """The value a fragment names under a heading that names its dimension: under
-        "## Tests", "Jest with `jest-chrome` for the mocks." reads as "Tests: Jest"."""
-        if not self.headings:
-            return []
-        title = _plain(self.headings[-1][1]).text.strip()
-        head = _FRAGMENT_HEAD.match(masked)
-        if not title or len(title) > _HEADING_LABEL_MAX or head is None:
-            return []
-        # only the opening words are read: the value must be the fragment's first word(s)
-        prefix = f"{title}: "
-        clause, masked_clause = readable[: head.end()], masked[: head.end()]
-        found: list[Choice] = []
-        for choice in read_choices(prefix + clause, prefix + masked_clause):
-            start, end = choice.start - len(prefix), choice.end - len(prefix)
-            if start == head.end("lead"):
-                found.append(replace(choice, stance="prefer", start=start, end=end))
-        return found
 
     def _table(self, tokens: list[Token], index: int) -> None:
         """Add one instruction per value cell of a settings table (a key column and a value
@@ -885,34 +868,20 @@ class _Extractor:
         sentence = plain.text[begin:end]
         readable = readable_all[begin:end]
         masked = masked_all[begin:end]
-        if _is_sample(sentence, masked):
+        heading = tuple(title for _, title in self.headings)
+        key = (self.path, heading, sentence, readable, masked)
+        memo = self.sentences
+        reading = memo.get(key) if memo is not None else None
+        if reading is None:
+            reading = _read_sentence(self.path, heading, sentence, readable, masked)
+            if memo is not None:
+                memo.put(key, reading)
+        if reading is None or reading.sample:
             return
-        if _OVERRIDE.search(masked):
-            if _SECTION_OVERRIDE.match(masked) or masked.rstrip().endswith(":"):
-                self.section_override = True
-            else:
-                self.block_override = True
-        choices: list[Choice] = []
-        opening: tuple[frozenset[str], str] | None = None
-        for c_begin, c_end in _clauses(readable, masked):
-            clause = readable[c_begin:c_end]
-            # a clause opened by a scope ("For the docs site, use npm") makes its choices in
-            # that scope: they are read from the rest of the clause, the scope goes in
-            # ``scope``; the first scoped clause of a sentence gives the sentence's scope
-            scoped = opening_scope(clause, os.path.dirname(self.path))
-            body = 0
-            if scoped is not None:
-                languages, condition, body = scoped
-                limits = bool(languages or condition)
-                if limits and (opening is None or (condition and not opening[1])):
-                    opening = (languages, condition)
-            folder = os.path.dirname(self.path)
-            for choice in read_choices(clause[body:], masked[c_begin + body : c_end], folder):
-                shift = c_begin + body
-                choices.append(replace(choice, start=choice.start + shift, end=choice.end + shift))
-        if not choices:
-            choices = self._under_heading(readable, masked)
-        overriding = () if choices else overriding_choices(readable, masked)
+        if reading.declares == "section":
+            self.section_override = True
+        elif reading.declares == "block":
+            self.block_override = True
         content_start = plain.origin[begin]
         content_end = plain.origin[end - 1] + 1
         while content_start > 0 and content[content_start - 1] in "`*_~[":
@@ -921,25 +890,146 @@ class _Extractor:
             content_end += 1
         line, column = locator.position(content_start)
         end_line, end_column = locator.position(content_end)
-        normalized = _normalize(sentence)
-        heading = tuple(title for _, title in self.headings)
         self.out.append(
             Instruction(
                 path=self.path,
                 where=SourceRange(self.path, line, column, end_line, end_column),
                 text=content[content_start:content_end],
-                normalized=normalized,
-                action=_action(normalized),
-                polarity=_polarity(masked),
-                directive=is_directive(masked) or bool(choices),
-                choices=tuple(choices),
+                normalized=reading.normalized,
+                action=reading.action,
+                polarity=reading.polarity,
+                directive=reading.directive,
+                choices=reading.choices,
                 heading=heading,
                 override=self.section_override or self.block_override,
-                scope=scope_for(self.path, heading, readable, opening, _groups(choices, sentence)),
-                frames=frames_of(readable, masked),
-                overriding=overriding,
+                scope=reading.scope,
+                frames=reading.frames,
+                overriding=reading.overriding,
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceReading:
+    """What one sentence says, whatever its place: read once per file path, heading path and
+    text (:class:`SentenceMemo`), so that a chunk read again after an edit reads again only
+    the sentences the edit changed. ``sample``: example material, not an instruction;
+    ``declares``: the override it declares for its section (``"section"``), for its list item
+    or paragraph (``"block"``), or none (``""``)."""
+
+    sample: bool
+    declares: Literal["", "section", "block"]
+    normalized: str = ""
+    action: str = ""
+    polarity: Polarity = "neutral"
+    directive: bool = False
+    choices: tuple[Choice, ...] = ()
+    scope: Scope = EVERYWHERE
+    frames: tuple[Frame, ...] = ()
+    overriding: tuple[Choice, ...] = ()
+
+
+_SAMPLE = SentenceReading(sample=True, declares="")
+
+
+def _read_sentence(
+    path: str, heading: tuple[str, ...], sentence: str, readable: str, masked: str
+) -> SentenceReading:
+    """The reading of one sentence of ``path`` under ``heading`` (titles, outermost first):
+    a function of these alone (and of the catalogue in use), so it can be kept."""
+    if _is_sample(sentence, masked):
+        return _SAMPLE
+    declares: Literal["", "section", "block"] = ""
+    if _OVERRIDE.search(masked):
+        if _SECTION_OVERRIDE.match(masked) or masked.rstrip().endswith(":"):
+            declares = "section"
+        else:
+            declares = "block"
+    choices: list[Choice] = []
+    opening: tuple[frozenset[str], str] | None = None
+    folder = os.path.dirname(path)
+    for c_begin, c_end in _clauses(readable, masked):
+        clause = readable[c_begin:c_end]
+        # a clause opened by a scope ("For the docs site, use npm") makes its choices in
+        # that scope: they are read from the rest of the clause, the scope goes in
+        # ``scope``; the first scoped clause of a sentence gives the sentence's scope
+        scoped = opening_scope(clause, folder)
+        body = 0
+        if scoped is not None:
+            languages, condition, body = scoped
+            limits = bool(languages or condition)
+            if limits and (opening is None or (condition and not opening[1])):
+                opening = (languages, condition)
+        for choice in read_choices(clause[body:], masked[c_begin + body : c_end], folder):
+            shift = c_begin + body
+            choices.append(replace(choice, start=choice.start + shift, end=choice.end + shift))
+    if not choices:
+        choices = _under_heading(heading, readable, masked)
+    overriding = () if choices else overriding_choices(readable, masked)
+    normalized = _normalize(sentence)
+    return SentenceReading(
+        sample=False,
+        declares=declares,
+        normalized=normalized,
+        action=_action(normalized),
+        polarity=_polarity(masked),
+        # a tool a description merely mentions (a weak choice) makes no instruction of it
+        directive=is_directive(masked) or any(not c.weak for c in choices),
+        choices=tuple(choices),
+        scope=scope_for(path, heading, readable, opening, _groups(choices, sentence)),
+        frames=frames_of(readable, masked),
+        overriding=overriding,
+    )
+
+
+def _under_heading(heading: tuple[str, ...], readable: str, masked: str) -> list[Choice]:
+    """The value a fragment names under a heading that names its dimension: under
+    "## Tests", "Jest with `jest-chrome` for the mocks." reads as "Tests: Jest"."""
+    if not heading:
+        return []
+    title = _plain(heading[-1]).text.strip()
+    head = _FRAGMENT_HEAD.match(masked)
+    if not title or len(title) > _HEADING_LABEL_MAX or head is None:
+        return []
+    # only the opening words are read: the value must be the fragment's first word(s)
+    prefix = f"{title}: "
+    clause, masked_clause = readable[: head.end()], masked[: head.end()]
+    found: list[Choice] = []
+    for choice in read_choices(prefix + clause, prefix + masked_clause):
+        start, end = choice.start - len(prefix), choice.end - len(prefix)
+        if start == head.end("lead"):
+            found.append(replace(choice, stance="prefer", start=start, end=end))
+    return found
+
+
+_SentenceKey = tuple[str, tuple[str, ...], str, str, str]
+
+
+class SentenceMemo:
+    """:class:`SentenceReading` by (path, heading titles, sentence, readable, masked text),
+    the most recent ``size``; one per catalogue (a reading depends on the catalogue in use),
+    held by the :class:`BlockMemo` of that catalogue."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._read: OrderedDict[_SentenceKey, SentenceReading] = OrderedDict()
+        self._lock = threading.Lock()
+        #: sentences read (not found) since the memo was made
+        self.misses = 0
+
+    def get(self, key: _SentenceKey) -> SentenceReading | None:
+        with self._lock:
+            known = self._read.get(key)
+            if known is not None:
+                self._read.move_to_end(key)
+            return known
+
+    def put(self, key: _SentenceKey, reading: SentenceReading) -> None:
+        with self._lock:
+            self.misses += 1
+            self._read[key] = reading
+            if len(self._read) > self._size:
+                self._read.popitem(last=False)
 
 
 def _groups(choices: list[Choice], sentence: str) -> list[str]:
@@ -953,7 +1043,7 @@ def _groups(choices: list[Choice], sentence: str) -> list[str]:
 #: attributes of :class:`_Extractor` that belong to the text being read, not to the state
 #: that one block hands to the next (heading path, section override, a pending example skip,
 #: and whatever reading state is added later: every other attribute counts as state)
-_PER_TEXT = frozenset({"path", "deadline", "source", "lines", "out", "tokens"})
+_PER_TEXT = frozenset({"path", "deadline", "source", "lines", "out", "tokens", "sentences"})
 
 
 class _FrozenList(tuple):  # type: ignore[type-arg]
@@ -1038,10 +1128,13 @@ class BlockMemo:
     only the chunk it changed: by file path, chunk text and the reading state entering the
     chunk (heading path, section override, a pending example skip), the most recent ``size``
     chunks; and the latest reading of each of the last ``files`` files read, so that the
-    chunks before and after an edit are taken over whole, moved by the lines it added."""
+    chunks before and after an edit are taken over whole, moved by the lines it added; and
+    the readings of the last ``sentences`` sentences (:class:`SentenceMemo`), so that a chunk
+    read again reads again only its sentences that changed."""
 
-    def __init__(self, size: int, files: int = 256) -> None:
+    def __init__(self, size: int, files: int = 256, sentences: int = 16_384) -> None:
         self._size = size
+        self.sentences = SentenceMemo(sentences)
         self._files_size = files
         self._read: OrderedDict[tuple[str, _State, str], _BlockRead] = OrderedDict()
         self._files: OrderedDict[str, _FileBlocks] = OrderedDict()
@@ -1119,8 +1212,12 @@ def _shifted(instruction: Instruction, lines: int) -> Instruction:
         return instruction
     where = instruction.where
     values = list(_FIELD_VALUES(instruction))
-    values[_WHERE] = replace(
-        where, start_line=where.start_line + lines, end_line=where.end_line + lines
+    values[_WHERE] = SourceRange(  # not ``replace``: it costs as much as the rest of the copy
+        where.path,
+        where.start_line + lines,
+        where.start_column,
+        where.end_line + lines,
+        where.end_column,
     )
     return Instruction(*values)
 
@@ -1182,6 +1279,8 @@ def _read_blocks(extractor: _Extractor, memo: BlockMemo | None) -> list[Instruct
     up by content and read only when it is new."""
     text, path = extractor.source, extractor.path
     old = memo.latest(path) if memo is not None else None
+    if memo is not None:
+        extractor.sentences = memo.sentences
     units: list[_Unit] = []
     start = first_line = 0
     #: the reading state entering the chunk (the extractor's own attributes hold it only

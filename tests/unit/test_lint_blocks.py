@@ -253,6 +253,47 @@ def test_an_edit_reads_again_only_the_chunk_it_changed() -> None:
     assert memo.misses == read
 
 
+def test_a_chunk_read_again_reads_again_only_the_sentences_it_changed() -> None:
+    # one long paragraph is one chunk: an edit of one of its sentences reads that chunk
+    # again, but its other sentences keep their readings
+    sentences = [f"Step {k}: run the checks before you push, then tidy up." for k in range(40)]
+    text = "# Rules\n\n" + " ".join(sentences) + "\n"
+    memo = BlockMemo(10_000)
+    first = extract_instructions("AGENTS.md", text, memo=memo)
+    read = memo.sentences.misses
+    assert read >= 40
+    edited = text.replace("Step 20: run the checks", "Step 20: use pnpm, never npm, and run")
+    second = extract_instructions("AGENTS.md", edited, memo=memo)
+    assert memo.sentences.misses == read + 1
+    assert second == extract_instructions("AGENTS.md", edited, whole=True)
+    assert len(second) == len(first)
+    # the same sentence under another heading, or in another file, is read on its own
+    moved = edited.replace("# Rules", "# Python")
+    assert extract_instructions("AGENTS.md", moved, memo=memo) == extract_instructions(
+        "AGENTS.md", moved, whole=True
+    )
+    assert memo.sentences.misses == read + 1 + len(second)
+    other = extract_instructions("docs/AGENTS.md", edited, memo=memo)
+    assert {i.path for i in other} == {"docs/AGENTS.md"}
+    assert memo.sentences.misses == read + 1 + 2 * len(second)
+
+
+def test_a_kept_sentence_takes_the_override_of_its_new_place() -> None:
+    # the reading is kept, the override declared by a sentence before it is not
+    memo = BlockMemo(10_000)
+    plain = "# Rules\n\n- Use npm for scripts. Keep it short.\n"
+    overriding = "# Rules\n\n- This overrides the root rule. Use npm for scripts. Keep it short.\n"
+    for text in (plain, overriding, plain):
+        got = extract_instructions("AGENTS.md", text, memo=memo)
+        assert got == extract_instructions("AGENTS.md", text, whole=True)
+    assert [i.override for i in extract_instructions("AGENTS.md", overriding, memo=memo)] == [
+        True,
+        True,
+        True,
+    ]
+    assert not any(i.override for i in extract_instructions("AGENTS.md", plain, memo=memo))
+
+
 def test_an_edit_of_a_large_file_moves_its_findings_with_it() -> None:
     lines = _sections(150)
     root = ("/w/AGENTS.md", "- Use pnpm to install packages.\n")
@@ -270,3 +311,22 @@ def test_an_edit_of_a_large_file_moves_its_findings_with_it() -> None:
     del lines[at + 3]
     chain[1] = ("/w/pkg/AGENTS.md", "\n".join(lines))
     assert [f for f in find_conflicts(chain) if f.rule == "conflicting-instructions"] == []
+
+
+def test_the_readings_kept_by_content_are_bounded_by_their_characters() -> None:
+    from pi_lsp.lint.conflicts import _ReadInstructions
+
+    kept = _ReadInstructions(size=100, blocks=1_000, characters=3_000)
+    texts = [
+        f"# Rules {k}\n\n- Use pnpm, never npm ({k}).\n" + "Keep it short.\n" * 40
+        for k in range(10)
+    ]
+    for k, text in enumerate(texts):
+        assert kept.get(f"/w/{k}/AGENTS.md", text, None) is not None
+        assert kept.held <= 3_000
+    assert kept.held == sum(len(t) for t in texts[-len(kept._read) :])
+    # the latest reading is kept even when it alone is over the limit
+    huge = "- Use pnpm.\n" * 1_000
+    first = kept.get("/w/AGENTS.md", huge, None)
+    assert kept.held == len(huge)
+    assert kept.get("/w/AGENTS.md", huge, None) is first

@@ -201,3 +201,11 @@ def test_a_root_that_makes_room_for_a_folder_is_not_contradicted_by_it() -> None
     )
     conflicts = [f for f in findings if f.rule == "conflicting-instructions"]
     assert len(conflicts) == 1 and "minitest" in conflicts[0].message.lower()
+
+
+def test_fewer_words_counts_words_as_split_does() -> None:
+    from pi_lsp.lint.conflicts import _fewer_words
+
+    for text in ("", "  ", "run", "run the", "run  the\ttests", " run the tests now ", "a\nb c d"):
+        for count in (1, 2, 3, 4, 5):
+            assert _fewer_words(text, count) is (len(text.split()) < count), (text, count)

@@ -545,3 +545,28 @@ def test_agent_action_frames_are_read_from_their_cues() -> None:
     assert once.conditional and once.precondition
     (placed,) = frames_of("You may commit when working in the sandbox.")
     assert placed.conditional and not placed.precondition
+
+
+def test_frame_pairs_count_the_sentences_without_frames_between_them() -> None:
+    # most sentences have no frame and are passed over; a pair still names both sides by
+    # their place among all the instructions of the chain
+    from pi_lsp.lint.frames import frame_pairs
+
+    filler = [f"Section {k} is about the layout of the docs." for k in range(30)]
+    text = "\n".join(
+        ["# Rules", "", *filler[:10], "", "- Never commit directly to `main`.", "", *filler[10:]]
+    )
+    later = "\n".join(["# More", "", *filler[:5], "", "- Always push your commits to main."])
+    instructions = [
+        *extract_instructions("/w/AGENTS.md", text + "\n"),
+        *extract_instructions("/w/pkg/AGENTS.md", later + "\n"),
+    ]
+    assert sum(1 for i in instructions if not i.frames) > 20
+    pairs = frame_pairs(instructions)
+    assert [(p.later_index, p.earlier_index) for p in pairs] == [
+        (
+            next(k for k, i in enumerate(instructions) if "Always push" in i.text),
+            next(k for k, i in enumerate(instructions) if "Never commit" in i.text),
+        )
+    ]
+    assert all(pair.later is instructions[pair.later_index] for pair in pairs)
