@@ -97,7 +97,7 @@ _TOOL_VERBS = (
     r"(?:log(?!\s++(?:in|on|out)\b)|validate|bundle|create|expose|read|store|parse|deploy|"
     r"compile|transpile|serialize|generate|render|send|route|fetch|load|persist|cache|"
     r"publish|package|provision|document|style|type-?check|encrypt|authenticate|track|trace|"
-    r"monitor|emit|schedule|queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
+    r"monitor|emit|schedule|(?:en)?queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
     r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
     r"bootstrap|scaffold|pull|version|release|ship)\b"
 )
@@ -223,6 +223,17 @@ _STATEMENT = re.compile(
 #: Fly.io"): read only for the values after the verb (:func:`read_choices`), never to make a
 #: sentence a rule by itself (:func:`is_directive`). The subject is one to six whole words;
 #: a passive participle is any word ending in "ed" or a common irregular one.
+#: the verbs of a fact that may name their object before the tool that does the work, and
+#: that object: one to three words, none a negation, a verb of its own or a mark of code
+_FACT_OBJECT_VERBS = (
+    r"(?:enqueues?|queues?|sends?|logs?|writes?|reports?|tracks?|stores?|caches?|emits?|"
+    r"streams?|publish(?:es)?|ships?|deploys?|schedules?|runs?|handles?|processe?s?|"
+    r"serializes?|validates?|renders?|fetch(?:es)?|builds?|bundles?|hosts?|persists?)"
+)
+_FACT_OBJECT = (
+    r"(?:(?!(?:not|never|no|none|nothing|is|are|was|were|be|with|via|through|using|to|by)\b)"
+    r"[A-Za-z][\w&'\u2019-]*+\s++){1,3}?"
+)
 _FACT = re.compile(
     r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
@@ -232,9 +243,19 @@ _FACT = re.compile(
     r"points?|writes?|reads?|sends?|publish(?:es)?|releases?|hosts?|stores?|caches?|logs?|"
     r"tracks?|reports?|serves?|renders?|routes?|syncs?|depends?|persists?|queues?|pulls?|"
     r"pushes?|push|streams?|emits?|authenticates?|deploy|ship|host|run|talk|connect|sync|"
-    r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve))"
-    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at)\b",
+    r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve)"
+    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at)"
+    # a verb with its object before the tool ("billing enqueues its jobs with Exq", "runs log
+    # metrics and artifacts to W&B"): one to three plain words, no negation
+    rf"|{_FACT_OBJECT_VERBS}\s++{_FACT_OBJECT}(?:with|via|through|using|to)"
+    # a reduced relative after a copula ("manifests are plain YAML composed with Kustomize")
+    rf"|(?:is|are)\s++{_FACT_OBJECT}(?:[a-z]++(?<=ed)|built|run|kept|written|done|made)"
+    r"\s++(?:by|with|via|through|using))\b",
     re.IGNORECASE,
+)
+#: a subject that ends on an article or a possessive: the word after it is a noun
+_DETERMINER_END = re.compile(
+    r"\b(?:the|a|an|our|their|its|this|these|those|your|my|every|each|all)\s++$", re.IGNORECASE
 )
 #: a subject that speaks of some cases only ("some packages use …", "older services …")
 _PARTIAL_SUBJECT = re.compile(
@@ -335,6 +356,10 @@ def _statement(
     if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
         return None
     subject = match.group("subject") or ""
+    if match.re is _FACT and cues.NEGATION.search(subject):
+        return None  # "billing never sends email with SendGrid" states no tool it uses
+    if match.re is _FACT and _DETERMINER_END.search(subject):
+        return None  # "The Fetch spec requires …": a noun after its article, not a verb
     if CODE_MASK in subject or "/" in subject:
         return None
     if "(" in subject and _QUALIFYING_ASIDE.search(subject):

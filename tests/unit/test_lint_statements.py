@@ -302,3 +302,40 @@ def test_a_statement_with_an_aside_meets_the_rule_it_contradicts() -> None:
 )
 def test_what_things_come_in_or_go_through_is_the_choice(sentence: str, value: str) -> None:
     assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Billing enqueues its jobs with Exq.", "Exq"),
+        ("Runs log metrics and artifacts to Weights & Biases.", "Weights & Biases"),
+        ("The app sends transactional email through Postmark.", "Postmark"),
+        ("Manifests are plain YAML composed with Kustomize.", "Kustomize"),
+        ("The worker is a small service deployed with Kamal.", "Kamal"),
+        ("Enqueue it with RQ.", "RQ"),
+    ],
+)
+def test_a_verb_with_its_object_before_the_tool_chooses_the_tool(sentence: str, value: str) -> None:
+    assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Billing never sends emails with SendGrid.",
+        "Some services send email through Postmark.",
+        "Old jobs were sent with Celery.",
+        "The Fetch spec requires implementations to set the mode from the request.",
+        "Jobs could send reports to Sentry.",
+        "We track RQ numbers in the sheet.",
+    ],
+)
+def test_a_negated_partial_or_nominal_fact_chooses_no_tool(sentence: str) -> None:
+    assert _choices_of(sentence) == []
+
+
+def test_a_fact_with_its_object_meets_the_rule_it_contradicts() -> None:
+    root = "# Rules\n\n- Background jobs run on Oban (Postgres-backed).\n"
+    child = "# Billing\n\n- Billing enqueues its jobs with Exq, because it needs Redis.\n"
+    findings = find_conflicts([("/r/AGENTS.md", root), ("/r/apps/billing/AGENTS.md", child)])
+    assert any("Exq" in f.message and "Oban" in f.message for f in findings), findings
