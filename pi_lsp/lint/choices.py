@@ -99,7 +99,7 @@ _TOOL_VERBS = (
     r"publish|package|provision|document|style|type-?check|encrypt|authenticate|track|trace|"
     r"monitor|emit|schedule|(?:en)?queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
     r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
-    r"bootstrap|scaffold|pull|version|release|ship)\b"
+    r"bootstrap|scaffold|pull|version|release|ship|gate|put|hide|guard)\b"
 )
 #: the verbs of a how-to step ("Bring the stack up with `docker compose up -d`", "Seed the
 #: database using `bin/rails db:seed`"): a work verb too, and the verbs of a fence's lead
@@ -114,7 +114,7 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGN
 #: what comes right before a value that a work verb chooses: "with", "via", "through",
 #: "using", "from", "in", "into" (an article, the owner of the value and a mark may stand
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
-_WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by)"
+_WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by|behind)"
 _TOOL_PREPOSITION = re.compile(
     rf"\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
