@@ -203,7 +203,7 @@ _REVERSE_NEGATION = re.compile(
 # the verb is in the present tense.
 _STATEMENT = re.compile(
     r"^\W*+(?:we|they)[\'\u2019]re\s++(?:on|using)\b|"
-    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){0,6}?)"
+    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++,?+|\([^()\n]{1,60}+\))\s++){0,6}?)"
     r"(?:uses|use|is using|are using|builds?\s++(?:with|using|via|on)|"
     r"(?:is|are)\s++(?:built|bundled|tested|formatted|linted|managed|installed|written|"
     r"indented|wrapped|kept|limited|capped|pinned|squash-merged|squashed|rebased|merged|"
@@ -253,6 +253,21 @@ _FACT = re.compile(
     r"\s++(?:by|with|via|through|using))\b",
     re.IGNORECASE,
 )
+#: a step that says when an instruction holds, before a comma ("After changing dependencies,
+#: …", "Before each release, …"): the instruction follows it
+_TIME_OPENER = re.compile(
+    r"^[^\w\x1a]*+(?:after|before)\s++[^,;:.!?\x1a]{1,60}+,\s*+", re.IGNORECASE
+)
+#: a subject that lists what it speaks of ("Sign-in, sign-up and organisation switching"):
+#: the words before each comma are items of a list that "and" closes
+_LISTED_SUBJECT = re.compile(
+    r"(?:[\w'\u2019-]++\s++)?(?:[\w'\u2019-]++,\s++){1,3}?(?:[\w'\u2019-]++\s++)?"
+    r"(?:and|or)\s++(?:[\w'\u2019-]++\s++){1,3}",
+    re.IGNORECASE,
+)
+#: a quoted phrase: words someone writes or sees, not what the sentence says happened
+_QUOTED = re.compile(r'"[^"\n]{0,120}+"|\u201c[^\u201d\n]{0,120}+\u201d')
+_ASIDE = re.compile(r"\([^()\n]{0,60}+\)\s*+")
 #: a subject that ends on an article or a possessive: the word after it is a noun
 _DETERMINER_END = re.compile(
     r"\b(?:the|a|an|our|their|its|this|these|those|your|my|every|each|all)\s++$", re.IGNORECASE
@@ -353,9 +368,16 @@ def _statement(
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
     match = (_FACT.match(clause) if general else None) or _STATEMENT.match(clause)
-    if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
+    if match is None or _HEDGE_ANYWHERE.search(clause):
         return None
+    if _NARRATIVE.search(
+        _QUOTED.sub(" ", clause) if '"' in clause or "\u201c" in clause else clause
+    ):
+        return None  # past tense outside quotes; a quoted message ("your listing was …") tells none
     subject = match.group("subject") or ""
+    listed = _ASIDE.sub("", subject) if "(" in subject else subject
+    if "," in listed and not _LISTED_SUBJECT.fullmatch(listed):
+        return None  # "Locally, tests use Jest": a comma that is no list opens a scope
     if match.re is _FACT and cues.NEGATION.search(subject):
         return None  # "billing never sends email with SendGrid" states no tool it uses
     if match.re is _FACT and _DETERMINER_END.search(subject):
@@ -734,6 +756,12 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
         label = None
     directive = _imperative(masked)
     body_start = label.start(2) if label else 0
+    opener = _TIME_OPENER.match(masked) if label is None and not directive else None
+    if opener is not None and _imperative(masked[opener.end() :]):
+        # "After changing dependencies, run `pod install`": the step says when, the rest
+        # what; the values of the step are not chosen
+        directive, body_start = True, opener.end()
+        hits = [h for h in hits if h.start >= body_start]
     if label and not directive:
         directive = _imperative(masked[body_start:])
     #: values before this offset are the subject of a stated convention, not its choice
