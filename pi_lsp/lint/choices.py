@@ -101,9 +101,9 @@ _TOOL_VERBS = (
     r"(?:log(?!\s++(?:in|on|out)\b)|validate|bundle|create|expose|read|store|parse|deploy|"
     r"compile|transpile|serialize|generate|render|send|route|fetch|load|persist|cache|"
     r"publish|package|provision|document|style|type-?check|encrypt|authenticate|track|trace|"
-    r"monitor|emit|schedule|queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
+    r"monitor|emit|schedule|(?:en)?queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
     r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
-    r"bootstrap|scaffold|pull|version|release|ship)\b"
+    r"bootstrap|scaffold|pull|version|release|ship|gate|put|hide|guard)\b"
 )
 #: the verbs of a how-to step ("Bring the stack up with `docker compose up -d`", "Seed the
 #: database using `bin/rails db:seed`"): a work verb too, and the verbs of a fence's lead
@@ -118,7 +118,7 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGN
 #: what comes right before a value that a work verb chooses: "with", "via", "through",
 #: "using", "from", "in", "into" (an article, the owner of the value and a mark may stand
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
-_WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by)"
+_WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by|behind)"
 _TOOL_PREPOSITION = re.compile(
     rf"\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
@@ -207,7 +207,7 @@ _REVERSE_NEGATION = re.compile(
 # the verb is in the present tense.
 _STATEMENT = re.compile(
     r"^\W*+(?:we|they)[\'\u2019]re\s++(?:on|using)\b|"
-    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){0,6}?)"
+    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++,?+|\([^()\n]{1,60}+\))\s++){0,6}?)"
     r"(?:uses|use|is using|are using|builds?\s++(?:with|using|via|on)|"
     r"(?:is|are)\s++(?:built|bundled|tested|formatted|linted|managed|installed|written|"
     r"indented|wrapped|kept|limited|capped|pinned|squash-merged|squashed|rebased|merged|"
@@ -227,6 +227,17 @@ _STATEMENT = re.compile(
 #: Fly.io"): read only for the values after the verb (:func:`read_choices`), never to make a
 #: sentence a rule by itself (:func:`is_directive`). The subject is one to six whole words;
 #: a passive participle is any word ending in "ed" or a common irregular one.
+#: the verbs of a fact that may name their object before the tool that does the work, and
+#: that object: one to three words, none a negation, a verb of its own or a mark of code
+_FACT_OBJECT_VERBS = (
+    r"(?:enqueues?|queues?|sends?|logs?|writes?|reports?|tracks?|stores?|caches?|emits?|"
+    r"streams?|publish(?:es)?|ships?|deploys?|schedules?|runs?|handles?|processe?s?|"
+    r"serializes?|validates?|renders?|fetch(?:es)?|builds?|bundles?|hosts?|persists?)"
+)
+_FACT_OBJECT = (
+    r"(?:(?!(?:not|never|no|none|nothing|is|are|was|were|be|with|via|through|using|to|by)\b)"
+    r"[A-Za-z][\w&'\u2019-]*+\s++){1,3}?"
+)
 _FACT = re.compile(
     r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
@@ -236,9 +247,34 @@ _FACT = re.compile(
     r"points?|writes?|reads?|sends?|publish(?:es)?|releases?|hosts?|stores?|caches?|logs?|"
     r"tracks?|reports?|serves?|renders?|routes?|syncs?|depends?|persists?|queues?|pulls?|"
     r"pushes?|push|streams?|emits?|authenticates?|deploy|ship|host|run|talk|connect|sync|"
-    r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve))"
-    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at)\b",
+    r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve)"
+    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at)"
+    # a verb with its object before the tool ("billing enqueues its jobs with Exq", "runs log
+    # metrics and artifacts to W&B"): one to three plain words, no negation
+    rf"|{_FACT_OBJECT_VERBS}\s++{_FACT_OBJECT}(?:with|via|through|using|to)"
+    # a reduced relative after a copula ("manifests are plain YAML composed with Kustomize")
+    rf"|(?:is|are)\s++{_FACT_OBJECT}(?:[a-z]++(?<=ed)|built|run|kept|written|done|made)"
+    r"\s++(?:by|with|via|through|using))\b",
     re.IGNORECASE,
+)
+#: a step that says when an instruction holds, before a comma ("After changing dependencies,
+#: …", "Before each release, …"): the instruction follows it
+_TIME_OPENER = re.compile(
+    r"^[^\w\x1a]*+(?:after|before)\s++[^,;:.!?\x1a]{1,60}+,\s*+", re.IGNORECASE
+)
+#: a subject that lists what it speaks of ("Sign-in, sign-up and organisation switching"):
+#: the words before each comma are items of a list that "and" closes
+_LISTED_SUBJECT = re.compile(
+    r"(?:[\w'\u2019-]++\s++)?(?:[\w'\u2019-]++,\s++){1,3}?(?:[\w'\u2019-]++\s++)?"
+    r"(?:and|or)\s++(?:[\w'\u2019-]++\s++){1,3}",
+    re.IGNORECASE,
+)
+#: a quoted phrase: words someone writes or sees, not what the sentence says happened
+_QUOTED = re.compile(r'"[^"\n]{0,120}+"|\u201c[^\u201d\n]{0,120}+\u201d')
+_ASIDE = re.compile(r"\([^()\n]{0,60}+\)\s*+")
+#: a subject that ends on an article or a possessive: the word after it is a noun
+_DETERMINER_END = re.compile(
+    r"\b(?:the|a|an|our|their|its|this|these|those|your|my|every|each|all)\s++$", re.IGNORECASE
 )
 #: a subject that speaks of some cases only ("some packages use …", "older services …")
 _PARTIAL_SUBJECT = re.compile(
@@ -336,9 +372,20 @@ def _statement(
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
     match = (_FACT.match(clause) if general else None) or _STATEMENT.match(clause)
-    if match is None or _NARRATIVE.search(clause) or _HEDGE_ANYWHERE.search(clause):
+    if match is None or _HEDGE_ANYWHERE.search(clause):
         return None
+    if _NARRATIVE.search(
+        _QUOTED.sub(" ", clause) if '"' in clause or "\u201c" in clause else clause
+    ):
+        return None  # past tense outside quotes; a quoted message ("your listing was …") tells none
     subject = match.group("subject") or ""
+    listed = _ASIDE.sub("", subject) if "(" in subject else subject
+    if "," in listed and not _LISTED_SUBJECT.fullmatch(listed):
+        return None  # "Locally, tests use Jest": a comma that is no list opens a scope
+    if match.re is _FACT and cues.NEGATION.search(subject):
+        return None  # "billing never sends email with SendGrid" states no tool it uses
+    if match.re is _FACT and _DETERMINER_END.search(subject):
+        return None  # "The Fetch spec requires …": a noun after its article, not a verb
     if CODE_MASK in subject or "/" in subject:
         return None
     if "(" in subject and _QUALIFYING_ASIDE.search(subject):
@@ -726,6 +773,12 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
         label = None
     directive = _imperative(masked)
     body_start = label.start(2) if label else 0
+    opener = _TIME_OPENER.match(masked) if label is None and not directive else None
+    if opener is not None and _imperative(masked[opener.end() :]):
+        # "After changing dependencies, run `pod install`": the step says when, the rest
+        # what; the values of the step are not chosen
+        directive, body_start = True, opener.end()
+        hits = [h for h in hits if h.start >= body_start]
     if label and not directive:
         directive = _imperative(masked[body_start:])
     #: values before this offset are the subject of a stated convention, not its choice

@@ -2142,11 +2142,31 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     human") forbids what ``positive`` does: the same verb on any object ("commit the
     lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
     kind of the action ("`--force-with-lease`" is not a plain force push)."""
+    if negative.object and not negative.modifiers and negative.verb == positive.verb:
+        return negative.object != positive.object and command_base(positive.object) == (
+            negative.object
+        )
     if negative.object or negative.modifiers or negative.verb not in _OBJECTLESS:
         return False
     if positive.verb == "land":
         return positive.via == negative.verb
     return positive.verb == negative.verb and positive.object != ""
+
+
+def command_base(code: str) -> str:
+    """The command of an inline-code object without the flags that end it (`pnpm update
+    --latest` is `pnpm update` with a flag): a prohibition of the plain command forbids it
+    with any flags ("don't run `pnpm update`" / "run `pnpm update --latest`"). "" when the
+    object is no code or ends on no flag."""
+    if len(code) < 3 or not (code.startswith("`") and code.endswith("`")):
+        return ""
+    words = code[1:-1].split()
+    first_flag = next((at for at, word in enumerate(words) if word.startswith("-")), len(words))
+    if first_flag == 0 or first_flag == len(words):
+        return ""
+    if not all(word.startswith("-") for word in words[first_flag:]):
+        return ""
+    return "`" + " ".join(words[:first_flag]) + "`"
 
 
 def _same_place(a: Frame, b: Frame) -> bool:
@@ -2162,7 +2182,11 @@ def _places(frame: Frame) -> tuple[str, ...]:
     without one ("commit", "push") that action, so "never commit" meets "commit to a
     branch"."""
     action = frame.via or frame.verb
-    return (frame.object, f"@{action}") if action in _OBJECTLESS else (frame.object,)
+    base = command_base(frame.object)
+    command = (base,) if base else ()
+    if action in _OBJECTLESS:
+        return (frame.object, f"@{action}", *command)
+    return (frame.object, *command)
 
 
 #: modality -> the modalities that may contradict it: a prohibition meets what asks for or

@@ -282,3 +282,23 @@ def test_near_misses_of_those_shapes_choose_nothing(sentence: str) -> None:
     assert not {
         c for c in _read(sentence) if c[0] in ("response-language", "commit-tense", "branch-naming")
     }
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Write docstrings in NumPy format.", "NumPy style"),
+        ("Docstrings follow the Google format.", "Google style"),
+        ("Public functions carry docstrings in NumPy docstring format.", "NumPy style"),
+    ],
+)
+def test_a_docstring_style_named_as_a_format_is_the_style(sentence: str, value: str) -> None:
+    assert ("docstring-style", value, "prefer") in _read(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Export the arrays in NumPy format.", "Dates use the Google format in the sheet."],
+)
+def test_a_format_outside_docstrings_is_no_docstring_style(sentence: str) -> None:
+    assert not {d for d, _, _ in _read(sentence)} & {"docstring-style"}

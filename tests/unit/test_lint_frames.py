@@ -570,3 +570,33 @@ def test_frame_pairs_count_the_sentences_without_frames_between_them() -> None:
         )
     ]
     assert all(pair.later is instructions[pair.later_index] for pair in pairs)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Don't run `pnpm update`.", "Run `pnpm update --latest` before each release."),
+        ("Never run `bundle update`.", "Run `bundle update --conservative` before a release."),
+    ],
+)
+def test_a_prohibited_command_forbids_it_with_more_flags(earlier: str, later: str) -> None:
+    assert len(_conflicts(earlier, later)) == 1
+    assert len(_conflicts(later.replace("Run", "Always run"), earlier)) == 1
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # the flags make the prohibited command: the plain one is another action
+        ("Never run `git push --force`.", "Run `git push` after each commit."),
+        ("Never run `git push --force`.", "Use `git push --force-with-lease` after a rebase."),
+        # another argument, not a flag: another command
+        ("Don't run `pnpm update`.", "Run `pnpm update react` when React ships a fix."),
+        # the prohibition is of a kind of the command only
+        ("Don't run plain `cargo test`.", "Run `cargo test --workspace`."),
+    ],
+)
+def test_a_command_with_other_flags_or_arguments_is_another_action(
+    earlier: str, later: str
+) -> None:
+    assert _conflicts(earlier, later) == []

@@ -302,3 +302,91 @@ def test_a_statement_with_an_aside_meets_the_rule_it_contradicts() -> None:
 )
 def test_what_things_come_in_or_go_through_is_the_choice(sentence: str, value: str) -> None:
     assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Billing enqueues its jobs with Exq.", "Exq"),
+        ("Runs log metrics and artifacts to Weights & Biases.", "Weights & Biases"),
+        ("The app sends transactional email through Postmark.", "Postmark"),
+        ("Manifests are plain YAML composed with Kustomize.", "Kustomize"),
+        ("The worker is a small service deployed with Kamal.", "Kamal"),
+        ("Enqueue it with RQ.", "RQ"),
+    ],
+)
+def test_a_verb_with_its_object_before_the_tool_chooses_the_tool(sentence: str, value: str) -> None:
+    assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Billing never sends emails with SendGrid.",
+        "Some services send email through Postmark.",
+        "Old jobs were sent with Celery.",
+        "The Fetch spec requires implementations to set the mode from the request.",
+        "Jobs could send reports to Sentry.",
+        "We track RQ numbers in the sheet.",
+    ],
+)
+def test_a_negated_partial_or_nominal_fact_chooses_no_tool(sentence: str) -> None:
+    assert _choices_of(sentence) == []
+
+
+def test_a_fact_with_its_object_meets_the_rule_it_contradicts() -> None:
+    root = "# Rules\n\n- Background jobs run on Oban (Postgres-backed).\n"
+    child = "# Billing\n\n- Billing enqueues its jobs with Exq, because it needs Redis.\n"
+    findings = find_conflicts([("/r/AGENTS.md", root), ("/r/apps/billing/AGENTS.md", child)])
+    assert any("Exq" in f.message and "Oban" in f.message for f in findings), findings
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("After changing dependencies, run `pod install` from the repo root.", "CocoaPods"),
+        ("Before each release, run `bundle exec rspec` in this engine.", "rspec"),
+        ("After pulling, install the dependencies with `pnpm install`.", "pnpm"),
+    ],
+)
+def test_a_step_that_says_when_keeps_the_instruction_after_it(sentence: str, value: str) -> None:
+    assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Before using yarn, ask the team.",
+        "After a while, we moved to yarn.",
+        "After switching to pnpm, the install got faster.",
+        "Before the move, some packages used Jest.",
+    ],
+)
+def test_a_step_whose_rest_is_no_instruction_chooses_nothing(sentence: str) -> None:
+    assert _choices_of(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Sign-in, sign-up and organisation switching use Clerk.", "Clerk"),
+        ("Lint, format and test scripts use pnpm.", "pnpm"),
+    ],
+)
+def test_a_subject_that_lists_its_items_keeps_the_statement(sentence: str, value: str) -> None:
+    assert value in [v for _, v in _choices_of(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Locally, tests use Jest.", "Honestly, some packages use Jest.", "Today, tests use Jest."],
+)
+def test_a_comma_that_is_no_list_leaves_the_subject_unread(sentence: str) -> None:
+    assert _choices_of(sentence) == []
+
+
+def test_past_tense_inside_a_quoted_message_is_no_narrative() -> None:
+    sentence = 'Host alerts ("your listing was removed") are emails we send with SendGrid.'
+    assert "SendGrid" in [v for _, v in _choices_of(sentence)]
+    assert _choices_of('Alerts were sent with SendGrid ("legacy").') == []
+    assert _choices_of('We moved alerts to SendGrid ("faster").') == []

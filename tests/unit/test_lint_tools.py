@@ -204,3 +204,35 @@ def test_a_table_of_providers_by_concern_states_each_choice() -> None:
 
 def test_a_state_label_names_the_state_library() -> None:
     assert ("state-management", "MobX", "prefer") in picks("State: MobX stores per screen.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Gate unfinished screens behind an Unleash toggle.", "Unleash"),
+        ("Put every new endpoint behind a LaunchDarkly flag.", "LaunchDarkly"),
+        ("Hide the beta page behind a Flagsmith flag.", "Flagsmith"),
+    ],
+)
+def test_what_the_work_is_put_behind_is_the_tool(sentence: str, value: str) -> None:
+    assert ("feature-flags", value, "prefer") in picks(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Some pages sit behind an Unleash toggle.",
+        "You may put the page behind a LaunchDarkly flag.",
+        "If the team wants it, put the page behind a LaunchDarkly flag.",
+        "Put the notes in the Notion docs.",
+    ],
+)
+def test_a_hedged_partial_or_scoped_put_chooses_no_tool(sentence: str) -> None:
+    assert {(d, s) for d, _, s in picks(sentence) if s == "prefer"} == set()
+
+
+def test_a_toggle_of_one_service_meets_the_root_flag_service() -> None:
+    root = "# Rules\n\n- Feature flags: LaunchDarkly via the shared client.\n"
+    child = "# Handlers\n\nPut each new handler behind an Unleash toggle.\n"
+    findings = find_conflicts([("/r/AGENTS.md", root), ("/r/handlers/AGENTS.md", child)])
+    assert any("Unleash" in f.message and "LaunchDarkly" in f.message for f in findings)
