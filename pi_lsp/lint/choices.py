@@ -897,6 +897,10 @@ _DESCRIBES_USE = re.compile(
     r"indexed|served|rendered|compiled|bundled|talks? to|happens?)\b",
     re.IGNORECASE,
 )
+#: one to three words and a comma opening the clause: an opener that sets a place, a time or
+#: a tone ("Locally, tests use Jest"), unless "and" closes them as a list of subjects
+_COMMA_OPENER = re.compile(r"[^\w\x1a]*+(?:[\w\'\u2019-]++\s++){0,2}+[\w\'\u2019-]++,\s")
+_LIST_CLOSE = re.compile(r"\band\b", re.IGNORECASE)
 #: a possessive: what follows belongs to someone or something ("the bank's SDK", "the
 #: SDK's browser matrix"), so a tool named after it is theirs, not the project's choice
 _POSSESSIVE = re.compile(r"\w[\'\u2019]s\b")
@@ -941,6 +945,8 @@ def _mentions(clause: str, masked: str, neutral: str, hits: list[_Hit]) -> list[
         if _POSSESSIVE.search(clause, 0, hit.end + 2):
             continue  # "the bank's SDK … with Jackson", "Vitest's pipeline"
         subject = masked[: hit.start]
+        if _COMMA_OPENER.match(subject) and not _LIST_CLOSE.search(subject):
+            continue  # "Locally, tests use Jest", "Today, tests use Jest"
         if (
             "/" in subject
             or CODE_MASK in subject

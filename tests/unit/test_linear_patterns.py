@@ -22,6 +22,9 @@ import pytest
 from tests.unit.linear_probe import CONFIRM_LIMIT
 
 ROOT = Path(__file__).resolve().parents[2]
+# each probe has its own timeout (up to 600 s); the suite's default of 120 s cut the sweep off
+# on a loaded machine, where it took over two minutes (about 50 s alone)
+pytestmark = pytest.mark.timeout(660)
 
 
 def probe(*args: str, timeout: float) -> list[dict[str, Any]]:
