@@ -386,6 +386,8 @@ def _statement(
         return None  # "billing never sends email with SendGrid" states no tool it uses
     if match.re is _FACT and _DETERMINER_END.search(subject):
         return None  # "The Fetch spec requires …": a noun after its article, not a verb
+    if match.re is _FACT and _SCOPED_SUBJECT.search(match.group(0), match.end("subject")):
+        return None  # "we deploy the docs to Netlify": the object names a part of the project
     if CODE_MASK in subject or "/" in subject:
         return None
     if "(" in subject and _QUALIFYING_ASIDE.search(subject):

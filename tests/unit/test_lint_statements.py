@@ -328,6 +328,8 @@ def test_a_verb_with_its_object_before_the_tool_chooses_the_tool(sentence: str, 
         "The Fetch spec requires implementations to set the mode from the request.",
         "Jobs could send reports to Sentry.",
         "We track RQ numbers in the sheet.",
+        "The team ships legacy builds with Webpack.",
+        "The platform team deploys the docs site to Netlify.",
     ],
 )
 def test_a_negated_partial_or_nominal_fact_chooses_no_tool(sentence: str) -> None:
