@@ -903,6 +903,9 @@ _DESCRIBES_USE = re.compile(
 #: a tone ("Locally, tests use Jest"), unless "and" closes them as a list of subjects
 _COMMA_OPENER = re.compile(r"[^\w\x1a]*+(?:[\w\'\u2019-]++\s++){0,2}+[\w\'\u2019-]++,\s")
 _LIST_CLOSE = re.compile(r"\band\b", re.IGNORECASE)
+#: a pronoun subject: the clause speaks of something named before it ("Refunds are not
+#: handled here; they go back through Stripe"), a part of the project, not all of it
+_PRONOUN_SUBJECT = re.compile(r"[^\w\x1a]*+(?:they|these|those|it|this|that)\b", re.IGNORECASE)
 #: a possessive: what follows belongs to someone or something ("the bank's SDK", "the
 #: SDK's browser matrix"), so a tool named after it is theirs, not the project's choice
 _POSSESSIVE = re.compile(r"\w[\'\u2019]s\b")
@@ -933,6 +936,7 @@ def _mentions(clause: str, masked: str, neutral: str, hits: list[_Hit]) -> list[
         or _NOT_A_DESCRIPTION.search(masked)
         or not _DESCRIBES_USE.search(masked)
         or _PARTIAL_SUBJECT.match(masked)
+        or _PRONOUN_SUBJECT.match(masked)
     ):
         return []
     out = []

@@ -48,6 +48,8 @@ def test_a_description_that_names_a_tool_is_a_weak_choice(clause: str, value: st
         "Testing with Jest is slow on CI.",
         "Nothing here is sent with Mailgun.",
         "Releases will be deployed with Argo CD later this year.",
+        "They go back through Stripe from `Orders::Refund`.",
+        "Locally, tests are run with Jest.",
     ],
 )
 def test_what_is_no_description_of_the_project_makes_no_weak_choice(clause: str) -> None:
