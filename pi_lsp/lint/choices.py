@@ -925,11 +925,11 @@ def _proper_name(clause: str, hit: _Hit) -> bool:
 
 def _mentions(clause: str, masked: str, neutral: str, hits: list[_Hit]) -> list[Choice]:
     """Weak choices: the tools a plain description of the project names ("sign-in uses
-    Clerk", "each source is an Airflow DAG"). Only proper
-    names of exclusive roles with more than one value that the clause does not choose
-    otherwise, outside code, in a present-tense
-    clause that says how a tool is used, with no negation, hedge, condition, comparison,
-    coexistence or history."""
+    Clerk", "each source is an Airflow DAG"). Only proper names of exclusive roles with more
+    than one value that the clause does not choose otherwise, outside code, in a
+    present-tense clause that says how a tool is used, with a subject that is the project's
+    own (no pronoun, part, third party or comma opener) and no negation, hedge, condition,
+    comparison, coexistence or history."""
     if (
         _NARRATIVE.search(masked)
         or _HEDGE.search(masked)
