@@ -67,6 +67,9 @@ def test_a_mention_contradicts_a_rule_of_another_file() -> None:
 def test_two_mentions_never_contradict_each_other() -> None:
     root = "# Repo\n\nDigests are emails our workers hand to the Mailgun API.\n"
     nested = "# Listings\n\nHost alerts are emails our workers hand to the SendGrid API.\n"
+    # each side is read as a mention: the silence is the rule that two never meet
+    assert weak(root.split("\n\n")[1]) == {"Mailgun"}
+    assert weak(nested.split("\n\n")[1]) == {"SendGrid"}
     assert rules([("AGENTS.md", root), ("listings/AGENTS.md", nested)]) == []
 
 
