@@ -210,9 +210,9 @@ class _ReadInstructions:
     and the code actions read the file the diagnostics came from): the most recent
     :data:`_REMEMBERED` are kept, holding :data:`_REMEMBERED_CHARACTERS` characters of text at
     most (the latest always: an editor that edits a large file makes a new text per keystroke,
-    and every reading kept is more for the collector to walk). Only finished readings are kept:
-    a file that ran out of time
-    once (a slow start, another thread busy) is read again the next time it is asked for.
+    and every reading kept is more for the collector to walk). Only finished readings are
+    kept: a file that ran out of time once (a slow start, another thread busy) is read again
+    the next time it is asked for.
     A file that changed is read again only in the chunks of blocks that changed
     (:class:`~pi_lsp.lint.instructions.BlockMemo`)."""
 
