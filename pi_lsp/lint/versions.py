@@ -109,6 +109,13 @@ def constraint_patterns(
             rf"compiled\s++with)\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}"
             rf"(?!\w|\.\w|{_FLOOR_AFTER}|\s*+(?:-|\u2013|to|through|and|or)\s)",
         ),
+        # the one version it is built for: compiles for Java 21, built for .NET 8 (not a list)
+        (
+            "pin",
+            rf"\b(?:compiles?|compiled|builds?|built)\s++for\s++{_MARKS}{name}\s*+{_MARKS}{ver}"
+            rf"{tail}{_MARKS}(?!\w|\.\w|{_FLOOR_AFTER}|\s*+(?:-|\u2013|to|through|and|or)\s|"
+            r"\s*+[,/]\s*+\d)",
+        ),
         # the app target supports iOS 15, this package supports Python 3.11: one supported
         # version named as the project's own, not a range or a floor
         (
@@ -191,6 +198,15 @@ _STAY_BEFORE = re.compile(
     r"\b(?:stays?|remains?|keep\s++(?:it|this\s++\w++|them))\s++on\s++[*_`\"'\x1a]{0,3}$",
     re.IGNORECASE,
 )
+#: "for" after a verb of compiling states the one version the code is built for ("compiles
+#: for Java 21", "built for .NET 8"), unless a list or a range follows ("for 3.12 and 3.13")
+_BUILT_FOR_BEFORE = re.compile(
+    r"\b(?:compiles?|compiled|builds?|built)\s++for\s++[*_`\"'\x1a]{0,3}$", re.IGNORECASE
+)
+_LIST_AFTER = re.compile(
+    r"(?:\.\d++)*+[*_`\"'\x1a]{0,3}\s*+(?:,|/|-|\u2013|\+|to\b|through\b|and\b|or\b)",
+    re.IGNORECASE,
+)
 #: how far before a version :func:`is_requirement` looks for a condition word
 _BEFORE_WINDOW = 24
 
@@ -199,8 +215,11 @@ def is_requirement(text: str, start: int, end: int) -> bool:
     """Whether the version found at ``text[start:end]`` states what the project requires,
     not a condition ("on Python 3.13+ use …") or a description of something else ("Python
     >=3.12 style hints", "may use 1.8 features")."""
-    if _CONDITION_BEFORE.search(
-        text, max(0, start - _BEFORE_WINDOW), start
-    ) and not _STAY_BEFORE.search(text, max(0, start - 2 * _BEFORE_WINDOW), start):
-        return False
+    if _CONDITION_BEFORE.search(text, max(0, start - _BEFORE_WINDOW), start):
+        window = max(0, start - 2 * _BEFORE_WINDOW)
+        built_for = _BUILT_FOR_BEFORE.search(text, window, start) is not None
+        if built_for and _LIST_AFTER.match(text, end) is not None:
+            return False
+        if not built_for and _STAY_BEFORE.search(text, window, start) is None:
+            return False
     return _DESCRIBED_AFTER.match(text, end) is None

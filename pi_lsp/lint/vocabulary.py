@@ -35,6 +35,9 @@ from pi_lsp.lint.catalogue import (
 CODE_MASK = "\x1a"
 
 _WORD = re.compile(r"\w+")
+#: a word glued to the version number after it ("net8" of "net8.0", "python3" of "python3.12",
+#: "node20"): its letters are looked up as a trigger too, so "targets `net9.0`" reads as .NET
+_GLUED_VERSION = re.compile(r"([a-z]{2,12}+)\d{1,3}+")
 
 #: The words right before a strict value that make it a choice of a tool ("use black").
 _STRICT_LEAD = frozenset(
@@ -486,7 +489,16 @@ class Vocabulary:
             low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
         masked = text if masked is None or len(masked) != len(text) else masked
         words = frozenset(_WORD.findall(low))
-        if self._keys.isdisjoint(words) and not self._numbers.may_hold_setting(text):
+        glued = {
+            m.group(1)
+            for w in words
+            if w[-1].isdigit() and not w[0].isdigit() and (m := _GLUED_VERSION.fullmatch(w))
+        }
+        if (
+            self._keys.isdisjoint(words)
+            and self._keys.isdisjoint(glued)
+            and not self._numbers.may_hold_setting(text)
+        ):
             return []  # most clauses name no value: one C-level pass decides
         tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
         found: list[Found] = []
@@ -501,6 +513,9 @@ class Vocabulary:
             return clause_checks[key] is want
 
         triggered: dict[int, _Spec] = {}
+        for word in glued:
+            for spec in self._triggers.get(word, ()):
+                triggered.setdefault(id(spec), spec)
         for index, (begin, _, word) in enumerate(tokens):
             for spec in self._triggers.get(word, ()):
                 triggered.setdefault(id(spec), spec)

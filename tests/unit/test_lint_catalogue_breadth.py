@@ -174,6 +174,12 @@ CONFLICTING = [
         ("gitleaks", "TruffleHog"),
     ),
     ("Use Langfuse for LLM traces.", "Use LangSmith for LLM traces.", ("Langfuse", "LangSmith")),
+    # a short tool name read where a tool is chosen ("run through Nx"), not in prose
+    (
+        "All builds, tests and lints run through Nx so the remote cache is used.",
+        "Build and test this library with Turborepo.",
+        ("Nx", "Turborepo"),
+    ),
 ]
 
 
@@ -220,6 +226,7 @@ SILENT = [
     ("Do a quick sanity check before you push.", "Use Contentful for content."),
     ("Use Framer Motion for animations.", "Designs live in Figma."),
     ("Drink some coffee with caffeine.", "Use Ehcache for in-process caching."),
+    ("The NX bit must be set on the stack pages.", "Build and test this library with Turborepo."),
 ]
 
 

@@ -223,3 +223,63 @@ def test_the_version_code_is_written_against_meets_the_root_constraint() -> None
     assert conflict_dimensions("- Python 3.12 or newer.", "- Python 3.10 is enough here.") == [
         "python-version"
     ]
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        ("This project targets `net9.0`; the SDK we use needs it.", ".NET 9"),
+        ("All projects target `net8.0` (LTS).", ".NET 8"),
+    ],
+)
+def test_a_product_glued_to_its_version_is_read(clause: str, value: str) -> None:
+    """A version written against its product's name ("net8.0") is one word to the tokenizer;
+    the product's letters still trigger the version patterns."""
+    assert picks(clause) == {value}
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "The internet2 backbone carries the mirror traffic.",
+        "Ask in #dotnet8-migration before touching the build.",
+    ],
+)
+def test_letters_glued_to_digits_are_no_version_by_themselves(clause: str) -> None:
+    assert picks(clause) == set()
+
+
+def test_two_target_frameworks_glued_to_their_version_conflict() -> None:
+    assert conflict_dimensions(
+        "- All projects target `net8.0` (LTS).", "- This project targets `net9.0`."
+    ) == ["dotnet-version"]
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        ("Every module compiles for Java 21, the JDK we run in production.", "Java 21"),
+        ("The image is built for Python 3.12.", "Python 3.12"),
+    ],
+)
+def test_the_version_code_is_built_for_is_a_pin(clause: str, value: str) -> None:
+    assert picks(clause) == {value}
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "Wheels are built for Python 3.12 and 3.13.",
+        "Builds for Node 18, 20 and 22 run in CI.",
+        "Use the legacy flag for Node 16.",
+    ],
+)
+def test_built_for_a_list_or_a_plain_for_is_no_pin(clause: str) -> None:
+    assert picks(clause) == set()
+
+
+def test_a_module_kept_on_an_older_release_than_the_root_builds_for_conflicts() -> None:
+    assert conflict_dimensions(
+        "- Every module compiles for Java 21 (toolchain set in `buildSrc`).",
+        "- This module sets `<maven.compiler.release>17</maven.compiler.release>`.",
+    ) == ["java-version"]
