@@ -180,6 +180,12 @@ CONFLICTING = [
         "Build and test this library with Turborepo.",
         ("Nx", "Turborepo"),
     ),
+    # a subject that names the role's own domain is no scope of it
+    (
+        "The docs site is built with MkDocs.",
+        "Docs are built with Docusaurus.",
+        ("MkDocs", "Docusaurus"),
+    ),
 ]
 
 
@@ -227,6 +233,8 @@ SILENT = [
     ("Use Framer Motion for animations.", "Designs live in Figma."),
     ("Drink some coffee with caffeine.", "Use Ehcache for in-process caching."),
     ("The NX bit must be set on the stack pages.", "Build and test this library with Turborepo."),
+    # ... but one that names a part of the project still is a scope of other roles
+    ("The docs site uses npm.", "The project uses pnpm."),
 ]
 
 
