@@ -732,7 +732,19 @@ def _strict_ok(
     )
     if not led and not alias.command and word in _COPULAS:
         led = _names_role(alias.spec.dimension, low[: tokens[before][0]])
-    return led and (not gap or gap.isspace() or gap in ("`", "**"))
+    if not led:
+        return False
+    if not gap or gap.isspace() or gap in ("`", "**"):
+        return True
+    # an article between the verb and the value ("uses the OpenTelemetry Go SDK", "with the
+    # Ktor client") only before a proper name: "with the bash version" names no tool
+    skipped = gap.split()
+    return (
+        before < index - 1
+        and all(w in _ARTICLES for w in skipped)
+        and not alias.command
+        and _capitalised_name(masked, start)
+    )
 
 
 def _followed_by_role(alias: _Alias, tokens: Sequence[tuple[int, int, str]], index: int) -> bool:

@@ -180,6 +180,12 @@ CONFLICTING = [
         "Build and test this library with Turborepo.",
         ("Nx", "Turborepo"),
     ),
+    # an article between the verb and a proper name ("uses the OpenTelemetry Go SDK")
+    (
+        "Tracing uses the OpenTelemetry Go SDK, exported over OTLP.",
+        "This service is instrumented with Datadog's `dd-trace-go`.",
+        ("OpenTelemetry", "Datadog"),
+    ),
     # a subject that names the role's own domain is no scope of it
     (
         "The docs site is built with MkDocs.",
@@ -233,6 +239,13 @@ SILENT = [
     ("Use Framer Motion for animations.", "Designs live in Figma."),
     ("Drink some coffee with caffeine.", "Use Ehcache for in-process caching."),
     ("The NX bit must be set on the stack pages.", "Build and test this library with Turborepo."),
+    # an article before an ordinary word is no tool ("with the bash version")
+    ("Build it with the bash version from Homebrew.", "Use zsh for every script."),
+    # OpenTelemetry is what the open backends take in
+    (
+        "Tracing uses the OpenTelemetry Go SDK, exported to the collector.",
+        "Metrics are Prometheus counters the collector scrapes.",
+    ),
     # ... but one that names a part of the project still is a scope of other roles
     ("The docs site uses npm.", "The project uses pnpm."),
 ]
