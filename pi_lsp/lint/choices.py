@@ -103,7 +103,9 @@ _TOOL_VERBS = (
     r"publish|package|provision|document|style|type-?check|encrypt|authenticate|track|trace|"
     r"monitor|emit|schedule|(?:en)?queue|containeri[sz]e|translate|locali[sz]e|mock|set\s++up|"
     r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
-    r"bootstrap|scaffold|pull|version|release|ship|gate|put|hide|guard)\b"
+    r"bootstrap|scaffold|pull|version|release|ship|gate|put|hide|guard|index|subscribe|"
+    r"consume|stream|upload|charge|bill|instrument|report|alert|notify|process|poll|ingest|"
+    r"export|transcode|archive|replicate|back\s++up)\b"
 )
 #: the verbs of a how-to step ("Bring the stack up with `docker compose up -d`", "Seed the
 #: database using `bin/rails db:seed`"): a work verb too, and the verbs of a fence's lead

@@ -236,3 +236,35 @@ def test_a_toggle_of_one_service_meets_the_root_flag_service() -> None:
     child = "# Handlers\n\nPut each new handler behind an Unleash toggle.\n"
     findings = find_conflicts([("/r/AGENTS.md", root), ("/r/handlers/AGENTS.md", child)])
     assert any("Unleash" in f.message and "LaunchDarkly" in f.message for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Index products into Meilisearch and query it from the search view.", "Meilisearch"),
+        ("Subscribe to tracking events on NATS JetStream.", "NATS"),
+        ("Export traces to Honeycomb.", "Honeycomb"),
+    ],
+)
+def test_a_verb_of_the_work_chooses_the_tool_after_its_preposition(text: str, value: str) -> None:
+    assert value in {v for _, v, stance in picks(text) if stance == "prefer"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Process payments in the background.",
+        "Index the new column before the backfill runs.",
+        "Report flaky tests in the #ci channel.",
+    ],
+)
+def test_a_verb_of_the_work_without_a_tool_chooses_nothing(text: str) -> None:
+    assert picks(text) == set()
+
+
+def test_two_search_engines_chosen_by_their_work_conflict() -> None:
+    found = conflicting(
+        "- Product search is served by OpenSearch 2.x through `search/client.py`.\n",
+        "- Index products into Meilisearch and query it from `search/views.py`.\n",
+    )
+    assert found and "Meilisearch" in found[0] and "OpenSearch" in found[0]
