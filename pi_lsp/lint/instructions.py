@@ -457,13 +457,25 @@ _DASH_LABEL = re.compile(r"^\W*+[A-Za-z][\w./-]*+(?:\s[\w./-]++){0,3}$")
 _DASH_COMMAND = re.compile(r"^[^\w\x1a]*+\x1a++\s*+$")
 
 
+#: what joins two independent clauses: a semicolon, a spaced dash, and ", so" before an
+#: imperative that follows from what came before ("analysts read these in Looker, so write
+#: SQL keywords in uppercase here")
+_CLAUSE_BREAK = re.compile(
+    r";\s+|\s[—–]\s|\s--\s|,\s++so\s++(?=(?:always\s++|never\s++|please\s++)?"
+    r"(?:use|write|run|keep|put|add|set|prefer|avoid|do\s++not|don'?t|call|make|pin|name|"
+    r"format|send|store|log|test|build|install|deploy)\b)",
+    re.IGNORECASE,
+)
+
+
 def _clauses(text: str, masked: str = "") -> list[tuple[int, int]]:
-    """Split a sentence at semicolons and dashes that join independent clauses; a dash after
+    """Split a sentence at semicolons and dashes that join independent clauses, and at ", so"
+    before an imperative; a dash after
     a short label without code ("Formatter — Ruff") or after a command alone ("`make test` —
     runs the suite") is a label's, not a clause break."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in re.finditer(r";\s+|\s[—–]\s|\s--\s", text):
+    for match in _CLAUSE_BREAK.finditer(text):
         if (
             start == 0
             and match.group(0).strip() != ";"

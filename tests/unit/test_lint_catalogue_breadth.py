@@ -186,6 +186,16 @@ CONFLICTING = [
         "This service is instrumented with Datadog's `dd-trace-go`.",
         ("OpenTelemetry", "Datadog"),
     ),
+    (
+        "Hash with bcrypt at cost 12 (`golang.org/x/crypto/bcrypt`).",
+        "Passwords are hashed with argon2id (`golang.org/x/crypto/argon2`).",
+        ("bcrypt", "Argon2"),
+    ),
+    (
+        "SQL keywords are written in lowercase (`select`, `from`).",
+        "Analysts read these in Looker, so write SQL keywords in UPPERCASE here.",
+        ("lowercase keywords", "uppercase keywords"),
+    ),
     # a subject that names the role's own domain is no scope of it
     (
         "The docs site is built with MkDocs.",
@@ -239,6 +249,8 @@ SILENT = [
     ("Use Framer Motion for animations.", "Designs live in Figma."),
     ("Drink some coffee with caffeine.", "Use Ehcache for in-process caching."),
     ("The NX bit must be set on the stack pages.", "Build and test this library with Turborepo."),
+    ("Keep keywords lowercase in the search index.", "Write SQL keywords in UPPERCASE."),
+    ("Constants are UPPERCASE.", "SQL keywords are written in lowercase."),
     # an article before an ordinary word is no tool ("with the bash version")
     ("Build it with the bash version from Homebrew.", "Use zsh for every script."),
     # OpenTelemetry is what the open backends take in

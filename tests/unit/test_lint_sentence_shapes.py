@@ -369,3 +369,22 @@ def test_a_bold_label_with_a_dash_contradicts_a_value_named_before_its_role() ->
     root = "# Repo\n\n- **Formatter** — Prettier (`npx prettier --write .`), default preset.\n"
     nested = "# Package\n\nBiome is the formatter for this package.\n"
     assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+def test_an_imperative_after_so_is_a_clause_of_its_own() -> None:
+    """ ", so <imperative>" opens a new clause: the instruction after it is read as one."""
+    found = conflicts(
+        "- New services use Gradle.\n",
+        "- The release tooling only understands Maven, so use Maven in this module.\n",
+    )
+    assert found == ["conflicting-instructions: 0"]
+
+
+def test_so_before_a_description_opens_no_instruction() -> None:
+    assert (
+        conflicts(
+            "- New services use Gradle.\n",
+            "- The old importer was built with Maven, so it still has a `pom.xml`.\n",
+        )
+        == []
+    )
