@@ -91,7 +91,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only|pin|give|end(?!-))\b"
+    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-))\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate
@@ -447,9 +447,12 @@ class _Hit:
 
 
 def _hits(text: str, masked: str | None = None) -> list[_Hit]:
-    """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`)."""
+    """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`). A
+    naming case takes its subject from the words outside code ("File names are kebab-case
+    (`content-type.ts`)" speaks of files, not of the "type" in the code)."""
+    outside_code = masked if masked is not None and len(masked) == len(text) else text
     return _by_naming_subject(
-        text,
+        outside_code,
         [
             _Hit(
                 f.dimension,

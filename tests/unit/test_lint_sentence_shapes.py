@@ -388,3 +388,28 @@ def test_so_before_a_description_opens_no_instruction() -> None:
         )
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Name new files in PascalCase.", ("naming-files", "PascalCase files", "prefer")),
+        (
+            "File names are kebab-case (`content-type.resolver.ts`).",
+            ("naming-files", "kebab-case files", "prefer"),
+        ),
+    ],
+)
+def test_a_naming_case_for_files_is_read_from_the_words_outside_code(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    """'Name' is a verb that chooses; a word inside code ('type' of `content-type`) is no
+    subject the case is said for."""
+    assert expected in picks(text)
+
+
+def test_two_file_naming_cases_conflict() -> None:
+    assert conflicts(
+        "- File names are kebab-case (`content-type.resolver.ts`).\n",
+        "- Name new files in PascalCase (`AssetUploader.ts`) to match the class inside.\n",
+    ) == ["conflicting-instructions: 0"]
