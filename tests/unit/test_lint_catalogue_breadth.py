@@ -196,6 +196,16 @@ CONFLICTING = [
         "Analysts read these in Looker, so write SQL keywords in UPPERCASE here.",
         ("lowercase keywords", "uppercase keywords"),
     ),
+    (
+        "Use `info` level by default.",
+        "Set `LOG_LEVEL=debug` for every service.",
+        ("info", "debug"),
+    ),
+    (
+        "Headings use sentence case.",
+        "Page and section titles are Title Case to match the dashboard.",
+        ("sentence case", "title case"),
+    ),
     # a subject that names the role's own domain is no scope of it
     (
         "The docs site is built with MkDocs.",
@@ -251,6 +261,8 @@ SILENT = [
     ("The NX bit must be set on the stack pages.", "Build and test this library with Turborepo."),
     ("Keep keywords lowercase in the search index.", "Write SQL keywords in UPPERCASE."),
     ("Constants are UPPERCASE.", "SQL keywords are written in lowercase."),
+    ("Use the debug level sparingly.", "Use `info` level by default."),
+    ("Button labels are Title Case.", "Headings use sentence case."),
     # an article before an ordinary word is no tool ("with the bash version")
     ("Build it with the bash version from Homebrew.", "Use zsh for every script."),
     # OpenTelemetry is what the open backends take in
