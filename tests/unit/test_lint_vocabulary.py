@@ -155,3 +155,18 @@ def test_the_matcher_is_linear_on_hostile_text() -> None:
         large = filler * (20_000 // len(filler))
         ratio = _seconds(None, large) / max(_seconds(None, small), 1e-6)
         assert ratio < 30, (filler, ratio)
+
+
+def test_the_case_of_a_git_flag_tells_signing_from_sign_off() -> None:
+    """`git commit -S` signs the commit, `git commit -s` adds a sign-off trailer: the text is
+    matched without case, but these flags are not."""
+
+    def values(text: str) -> set[tuple[str, str]]:
+        return {(f.dimension.name, f.value) for f in current().find(text)}
+
+    signed = values("Sign every commit with my GPG key (`git commit -S`).")
+    assert ("commit-signing", "GPG-signed commits") in signed
+    assert all(dimension != "dco" for dimension, _ in signed)
+    signed_off = values("Every commit needs a sign-off (`git commit -s -m 'fix: x'`).")
+    assert ("dco", "DCO sign-off") in signed_off
+    assert all(dimension != "commit-signing" for dimension, _ in signed_off)
