@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
@@ -104,6 +106,21 @@ class PiProtocol(LanguageServerProtocol):
         super()._send_data(data)
 
 
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What the client was last sent for one file."""
+
+    version: int | None  # the buffer version it was published for; None: the file on disk
+    text: bytes | None  # digest of the text its ranges were computed in (None: unreadable)
+    findings: tuple[object, ...]  # what each diagnostic says and where
+
+
+def _text_digest(text: str | None) -> bytes | None:
+    if text is None:
+        return None
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 class PiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
@@ -119,7 +136,7 @@ class PiLanguageServer(LanguageServer):
         self._running: asyncio.Task[None] | None = None
         self._counting: asyncio.Future[None] | None = None  # prompt tokens counted ahead
         self._built_once = False
-        self._shown: dict[str, tuple[int | None, tuple[object, ...]]] = {}  # path -> last sent
+        self._shown: dict[str, Shown] = {}  # path -> what the client shows for it
         self._prompts: dict[str, str] = {}  # cwd -> last prompt text announced
         self.rebuilds = 0  # how many rebuilds ran (``pi/status``)
         self.last_rebuild: tuple[float, frozenset[str] | None] | None = None  # (ms, reason)
@@ -302,7 +319,12 @@ class PiLanguageServer(LanguageServer):
             self.publish(Rebuild(frozenset(), (), self.state.diagnostics))
 
     def publish(self, result: Rebuild) -> None:
-        """Send the diagnostics of every file whose diagnostics (or buffer version) changed."""
+        """Send the diagnostics of every file whose diagnostics (or buffer version) changed.
+
+        What was sent is kept by file (:class:`Shown`) with a digest of the text it was
+        computed in, so that opening a file whose buffer holds that text sends nothing
+        (:meth:`adopt_shown`).
+        """
         rules_doc = self.state.settings.rules_doc_url
         by_path: Mapping[str, list[Diagnostic]] = result.diagnostics
         if self.diagnostic_sources:
@@ -314,25 +336,50 @@ class PiLanguageServer(LanguageServer):
         # open buffers too: a file opened without problems gets its (empty) version-stamped list
         for path in set(by_path) | set(self._shown) | set(self.state.buffers):
             diagnostics = by_path.get(path, [])
-            version = self.state.buffers.get(path, (None, ""))[0]
+            buffer = self.state.buffers.get(path)
+            version = None if buffer is None else buffer[0]
             key = tuple(
                 (d.finding.where, d.rule.code, d.severity, d.finding.message) for d in diagnostics
             )
-            if self._shown.get(path) == (version, key):
+            shown = self._shown.get(path)
+            if (
+                shown is not None
+                and (shown.version, shown.findings) == (version, key)
+                # a buffer's versions start again when it is closed and opened again
+                and (buffer is None or shown.text == _text_digest(buffer[1]))
+            ):
                 continue
+            text = self.state.text_of(path)  # what the ranges are converted in, read once
+
+            def text_of(other: str, path: str = path, text: str | None = text) -> str | None:
+                return text if other == path else self.state.text_of(other)
+
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=uri_of(path),
                     version=version,
-                    diagnostics=[
-                        lsp_diagnostic(d, self.state.text_of, rules_doc) for d in diagnostics
-                    ],
+                    diagnostics=[lsp_diagnostic(d, text_of, rules_doc) for d in diagnostics],
                 )
             )
             if diagnostics or version is not None:
-                self._shown[path] = (version, key)
+                self._shown[path] = Shown(version, _text_digest(text), key)
             else:
                 self._shown.pop(path, None)
+
+    def adopt_shown(self, path: str, version: int, text: str) -> None:
+        """``path`` was opened in a buffer of ``version`` holding ``text``.
+
+        When the diagnostics the client shows for it were published for the file as on disk
+        and computed from this very text, they hold for the buffer as they are: they now count
+        as published for ``version``, so the rebuild that follows the opening sends them only if
+        they change. Sending them again unchanged would not be a no-op in VS Code: a new
+        publish makes it ask for the file's code actions again and drop the commands of the
+        quick-fix menu the user may have open (the user who clicked a finding in the Problems
+        panel, which opens its file, and then its light bulb).
+        """
+        shown = self._shown.get(path)
+        if shown is not None and shown.version is None and shown.text == _text_digest(text):
+            self._shown[path] = Shown(version, shown.text, shown.findings)
 
     def _announce(self, result: Rebuild, prompts: dict[str, str]) -> None:
         """Tell the client which working directories now get a different system prompt."""

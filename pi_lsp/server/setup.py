@@ -83,6 +83,7 @@ def create_server() -> PiLanguageServer:
         doc = params.text_document
         path = path_of(doc.uri)
         ls.state.buffers[path] = (doc.version, doc.text)
+        ls.adopt_shown(path, doc.version, doc.text)
         ls.request_rebuild([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
