@@ -7,7 +7,10 @@ the Python test runner, the HTTP timeout, the commit message convention. Each ro
 - ``choice``: its values exclude each other (pnpm or yarn), except across ecosystem groups
   and within a ``composes`` set: values that work together rather than instead of each other
   (a build generator and the backend it drives, Meson and Ninja; a meta-linter and the
-  linters it runs, golangci-lint and go vet; a task runner and a workspace manager);
+  linters it runs, golangci-lint and go vet; a task runner and a workspace manager), and
+  apart from its ``purposes``: the jobs a project splits it by (transactional mail and
+  newsletters, card payments and payouts), each with the words that name it, so that two
+  values chosen for two of them do not exclude each other (:mod:`.purposes`);
 - ``maximum`` / ``minimum`` / ``default``: a number with a unit for one subject ("timeout
   30 s"); two different numbers for the same subject conflict, numbers in different units are
   compared after conversion (30 s and 30000 ms agree);
@@ -90,6 +93,7 @@ _ROLE_KEYS = frozenset(
         "version",
         "keys",
         "composes",
+        "purposes",
     }
 )
 _VALUE_KEYS = frozenset(
@@ -172,6 +176,10 @@ class Role:
     keys: tuple[str, ...] = ()
     #: choice roles: sets of values that are used together, not instead of each other
     composes: tuple[tuple[str, ...], ...] = ()
+    #: choice roles: the purposes a project splits the role by, each with the words that name
+    #: it ("transactional": "receipt", "password reset" …); two choices for different
+    #: purposes are not a conflict (:mod:`.purposes`)
+    purposes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def numeric(self) -> bool:
@@ -327,6 +335,7 @@ def parse_role(raw: object, where: str = "role") -> Role:
             raise CatalogueError(f"{where}: value '{value.name}' is listed twice")
         seen.add(value.name)
     composes = _composes(where, raw.get("composes", []), seen)
+    purposes = _purposes(where, raw.get("purposes", {}))
     return Role(
         name=name,
         label=label,
@@ -346,6 +355,17 @@ def parse_role(raw: object, where: str = "role") -> Role:
         version=version,
         keys=keys,
         composes=composes,
+        purposes=purposes,
+    )
+
+
+def _purposes(where: str, raw: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A role's ``purposes``: a table from each purpose's name to the words naming it."""
+    if not isinstance(raw, dict):
+        raise CatalogueError(f"{where}: 'purposes' must be a table of lists of words")
+    return tuple(
+        (str(name), tuple(w.lower() for w in _strings(where, "purposes", words)))
+        for name, words in raw.items()
     )
 
 

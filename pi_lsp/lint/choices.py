@@ -64,6 +64,9 @@ class Choice:
     #: are emails we send with the SendGrid API"), not from a rule or a stated convention:
     #: it contradicts a rule, never another mention (see :func:`_mentions`)
     weak: bool = False
+    #: what the value is chosen for ("transactional mail" in "use Postmark for transactional
+    #: mail"), as :func:`pi_lsp.lint.purposes.purpose_of` reads it; "" for no stated purpose
+    purpose: str = ""
 
     @property
     def label(self) -> str:

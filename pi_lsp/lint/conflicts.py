@@ -47,6 +47,7 @@ also a never/always one.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -65,6 +66,7 @@ from pi_lsp.lint.choices import (
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
+from pi_lsp.lint.purposes import purpose_key, purpose_of, purposes_meet
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
@@ -341,11 +343,15 @@ def _place(
     return placed, over_budget
 
 
-def _compared_scope(instruction: Instruction, dimension: str) -> Scope:
-    """The part of an instruction's scope that decides what it is compared with on
-    ``dimension``: its languages and condition (the folders of one chain always overlap, and
-    the heading path only names where it is). The languages of a choice *between* languages
-    ("write TypeScript code, not JavaScript") are its values, not its scope."""
+def _compared_scope(instruction: Instruction, choice: Choice) -> Scope:
+    """The part of an instruction's scope that decides what its ``choice`` is compared with:
+    its languages and condition (the folders of one chain always overlap, and the heading
+    path only names where it is), and what the choice is for (:mod:`.purposes`: Mailchimp
+    for newsletters does not meet Postmark for transactional mail). The languages of a
+    choice *between* languages ("write TypeScript code, not JavaScript") are its values, not
+    its scope."""
+    dimension = choice.dimension
+    purpose = purpose_key(dimension, choice.purpose, vocabulary.current().key)
     scope = instruction.scope
     languages = frozenset() if dimension.startswith("language") else scope.languages
     condition = scope.condition
@@ -354,7 +360,7 @@ def _compared_scope(instruction: Instruction, dimension: str) -> Scope:
         heading = scope.heading[-1] if scope.heading else ""
         qualifier = setting_qualifier(known.unit, instruction.normalized, heading, scope.folder)
         condition = f"for the {qualifier}" if qualifier else ""
-    return Scope(languages=languages, condition=condition)
+    return Scope(languages=languages, condition=condition, purpose=purpose)
 
 
 class _ChoiceIndex:
@@ -419,7 +425,7 @@ class _ChoiceIndex:
 
     def add(self, position: int, choices: Sequence[Choice], instruction: Instruction) -> None:
         for choice in choices:
-            scope = _compared_scope(instruction, choice.dimension)
+            scope = _compared_scope(instruction, choice)
             key = (choice.dimension, choice.value)
             if choice.stance == "reject":
                 self._reject_value.setdefault(key, {}).setdefault(scope, position)
@@ -439,6 +445,7 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
     #: mentions are never compared with each other
     index, mentions = _ChoiceIndex(), _ChoiceIndex()
     carved_out = _CarveOuts(placed)
+    allowed = _Allowances(placed)
     #: (later file, earlier instruction, dimension, value) already reported
     told: set[tuple[int, int, str, str]] = set()
     for position, later in enumerate(with_choices):
@@ -446,7 +453,7 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
         for new in later.instruction.choices + later.instruction.overriding:
             if new.dimension in reported:
                 continue
-            scope = _compared_scope(later.instruction, new.dimension)
+            scope = _compared_scope(later.instruction, new)
             found = [index.earliest_contradicting(new, scope)]
             if not new.weak:
                 found.append(mentions.earliest_contradicting(new, scope))
@@ -454,6 +461,7 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
             if at is not None and (
                 carved_out(later, with_choices[at], new)
                 or excepted(with_choices[at].instruction, new)
+                or allowed(with_choices[at], new, scope.purpose)
                 or _other_credential(later.instruction, with_choices[at].instruction, new)
             ):
                 at = None
@@ -533,6 +541,63 @@ class _CarveOuts:
         return new.value.lower() in self._naming[key]
 
 
+#: a sentence that allows a value rather than choosing it ("Dapper may be used for reporting
+#: queries", "Mailgun is allowed for bulk mail")
+_ALLOWING = re.compile(
+    r"\b(?:may|can)\s++(?:also\s++)?(?:be\s++used|use)\b"
+    r"|\b(?:is|are)\s++(?:also\s++)?(?:allowed|permitted|acceptable)\b",
+    re.IGNORECASE,
+)
+
+
+class _Allowances:
+    """Whether the earlier file itself allows the later value for the later choice's purpose:
+    "Data access uses EF Core 8. Dapper may be used for read-only reporting queries." makes
+    room for a later "The monthly statement report queries through Dapper" (reporting, both),
+    not for "Use Dapper for the write path" nor for a Dapper with no purpose. A value is
+    looked for by its name (a value whose name is an ordinary word is not named by a
+    choosing verb in "Dapper may be used …"); the purposes a file allows a value for are
+    gathered once per file and value."""
+
+    def __init__(self, placed: list[_Placed]) -> None:
+        self._placed = placed
+        self._allowing: dict[int, list[Instruction]] = {}
+        self._purposes: dict[tuple[int, str, str], list[str]] = {}
+
+    def _allowed_for(self, file_index: int, dimension: str, value: str) -> list[str]:
+        key = (file_index, dimension, value)
+        known = self._purposes.get(key)
+        if known is not None:
+            return known
+        if file_index not in self._allowing:
+            self._allowing[file_index] = [
+                p.instruction
+                for p in self._placed
+                if p.file_index == file_index and _ALLOWING.search(p.instruction.text)
+            ]
+        name = re.compile(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", re.IGNORECASE)
+        found: list[str] = []
+        catalogue = vocabulary.current().key
+        for instruction in self._allowing[file_index]:
+            for match in name.finditer(instruction.text):
+                purpose = purpose_of(
+                    instruction.text, match.start(), match.end(), instruction.heading, dimension
+                )
+                allowed = purpose_key(dimension, purpose, catalogue)
+                if allowed:
+                    found.append(allowed)
+        self._purposes[key] = found
+        return found
+
+    def __call__(self, earlier: _Placed, new: Choice, purpose: str) -> bool:
+        if not purpose or new.stance != "prefer":
+            return False
+        return any(
+            purposes_meet(purpose, allowed)
+            for allowed in self._allowed_for(earlier.file_index, new.dimension, new.value)
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class DeclinedPair:
     """Two instructions whose choices contradict on ``dimension`` but that tier 1 does not
@@ -570,10 +635,10 @@ def scoped_pairs(
                 if earlier.order in seen or not contradicts(new, old):
                     continue
                 reason = declined_reason(
-                    _compared_scope(later.instruction, new.dimension),
-                    _compared_scope(earlier.instruction, new.dimension),
+                    _compared_scope(later.instruction, new),
+                    _compared_scope(earlier.instruction, old),
                 )
-                if reason in ("conditional", "conditions"):
+                if reason in ("conditional", "conditions", "purposes"):
                     seen.add(earlier.order)
                     out.append(
                         DeclinedPair(later.instruction, earlier.instruction, new.dimension, reason)

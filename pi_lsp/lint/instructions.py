@@ -49,6 +49,7 @@ from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminato
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
 from pi_lsp.lint.fences import command_lines, fence_choices, is_shell_fence, leads_commands
 from pi_lsp.lint.frames import Frame, command_frames, frames_of
+from pi_lsp.lint.purposes import purpose_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
 from pi_lsp.resources.model import SourceRange
 
@@ -977,6 +978,10 @@ def _read_sentence(
             choices.append(replace(choice, start=choice.start + shift, end=choice.end + shift))
     if not choices:
         choices = _under_heading(heading, readable, masked)
+    choices = [
+        replace(c, purpose=purpose_of(readable, c.start, c.end, heading, c.dimension))
+        for c in choices
+    ]
     overriding = () if choices else overriding_choices(readable, masked)
     normalized = _normalize(sentence)
     return SentenceReading(

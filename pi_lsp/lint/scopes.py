@@ -32,6 +32,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from pi_lsp.lint.purposes import purposes_meet
+
 #: language key -> the words that name it (whole words, any case but for :data:`_SHORT`)
 _LANGUAGE_WORDS: dict[str, tuple[str, ...]] = {
     "python": ("python",),
@@ -193,6 +195,9 @@ class Scope:
     languages: frozenset[str] = frozenset()
     condition: str = ""
     heading: tuple[str, ...] = ()
+    #: what a choice is for, as :func:`pi_lsp.lint.purposes.purpose_key` compares it: set
+    #: only on the scope a choice is compared in (see :mod:`pi_lsp.lint.conflicts`)
+    purpose: str = ""
 
     @property
     def conditional(self) -> bool:
@@ -388,6 +393,8 @@ def declined_reason(a: Scope, b: Scope) -> str | None:
     ``"conditions"`` (two different conditions). The last two are candidates for a judge."""
     if a.languages and b.languages and not (a.languages & b.languages):
         return "languages"
+    if not purposes_meet(a.purpose, b.purpose):
+        return "purposes"
     if a.condition == b.condition:
         return None
     if a.condition and b.condition:

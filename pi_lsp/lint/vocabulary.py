@@ -134,6 +134,9 @@ class Dimension:
     #: numeric settings: the unit dimension of the number ("duration", "size", "percent",
     #: "count")
     unit: str = ""
+    #: the purposes the role is split by, each with the words naming it (see
+    #: :mod:`pi_lsp.lint.purposes`)
+    purposes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def composes(self, a: str, b: str) -> bool:
         """Whether values ``a`` and ``b`` work together (Meson and the Ninja it drives)."""
@@ -478,6 +481,7 @@ class Vocabulary:
             role.kind,
             frozenset((a, b) for group in role.composes for a in group for b in group if a != b),
             role.unit,
+            role.purposes,
         )
         specs = [(_respec(s, dimension), v) for s, v in specs]
         return dimension, specs

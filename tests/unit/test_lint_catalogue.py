@@ -225,3 +225,22 @@ def test_composes_names_values_of_its_role_that_work_together() -> None:
     assert [(r.name, r.composes) for r in roles] == [("site-builder", (("Quarry", "Kiln"),))]
     assert "names no value 'Anvil'" in errors[0][1]
     assert "at least two" in errors[1][1]
+
+
+def test_purposes_name_the_jobs_a_role_is_split_by() -> None:
+    roles, errors = parse_roles(
+        [
+            {
+                "name": "sms-provider",
+                "values": ["Chirp"],
+                "purposes": {"alerts": ["alert", "page"], "marketing": ["campaign"]},
+            },
+            {"name": "sms-gateway", "values": ["Chirp"], "purposes": ["alert"]},
+            {"name": "sms-relay", "values": ["Chirp"], "purposes": {"alerts": [""]}},
+        ]
+    )
+    assert [(r.name, r.purposes) for r in roles] == [
+        ("sms-provider", (("alerts", ("alert", "page")), ("marketing", ("campaign",))))
+    ]
+    assert "'purposes' must be a table" in errors[0][1]
+    assert "'purposes' must be a string or a list" in errors[1][1]
