@@ -296,7 +296,7 @@ class _Phrase:
 
 
 def _participle(token: str) -> bool:
-    """"retried", "paginated", "capped": a verb's participle between a name and a number."""
+    """ "retried", "paginated", "capped": a verb's participle between a name and a number."""
     return len(token) > 4 and token.endswith("ed") and token not in _FUNCTION
 
 
