@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -272,12 +273,22 @@ def _lower(text: str) -> str:
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
-def _clause_bounds(text: str, start: int) -> tuple[int, int]:
-    begin = 0
-    for match in _CLAUSE_END.finditer(text, 0, start):
-        begin = match.end()
-    after = _CLAUSE_END.search(text, start)
-    return begin, after.start() if after is not None else len(text)
+#: how far from a number its clause is read, each way: a long clause without a break costs
+#: no more per number than a short one
+_REACH = 160
+
+
+def _clause_bounds(
+    ends: list[tuple[int, int]], starts: list[int], size: int, start: int, end: int
+) -> tuple[int, int]:
+    """Where the clause around ``start:end`` begins and ends (``ends``: the clause ends of
+    the text in order, ``starts`` their starts), within :data:`_REACH` of the number."""
+    k = bisect_left(starts, start)
+    begin = ends[k - 1][1] if k > 0 and ends[k - 1][1] <= start else 0
+    while k < len(ends) and ends[k][0] < end:
+        k += 1
+    stop = ends[k][0] if k < len(ends) else size
+    return max(begin, start - _REACH), min(stop, end + _REACH)
 
 
 def _words(code_or_word: str) -> list[str]:
@@ -351,7 +362,8 @@ def _phrase_after(tokens: list[str]) -> tuple[list[str], dict[str, frozenset[str
     words: list[str] = []
     while k < len(tokens) and len(words) < 3:
         token = tokens[k]
-        if token in _FUNCTION or not (token[0].isalpha() or token.startswith("`")):
+        bound = lemma(token) in _BOUND_NOUNS  # "a 512 MiB memory limit"
+        if not bound and (token in _FUNCTION or not (token[0].isalpha() or token[0] == "`")):
             break
         words.extend(_words(token))
         k += 1
@@ -406,14 +418,18 @@ def _kind(low: str, start: int, end: int, head: str, bound: bool) -> str | None:
 
 def _prose_settings(text: str, low: str, directive: bool) -> list[OpenSetting]:
     code_spans = [m.span() for m in _CODE.finditer(low)]
+    code_starts = [s for s, _ in code_spans]
+    ends = [m.span() for m in _CLAUSE_END.finditer(low)]
+    starts = [s for s, _ in ends]
     out: list[OpenSetting] = []
     for match in _NUMBER.finditer(low):
         start, end = match.span()
-        if any(s <= start < e for s, e in code_spans):
+        k = bisect_right(code_starts, start)
+        if k and code_spans[k - 1][0] <= start < code_spans[k - 1][1]:
             continue
         if in_range(low, start, end) or names_a_thing(low, start) or described(low, start, end):
             continue
-        begin, stop = _clause_bounds(low, start)
+        begin, stop = _clause_bounds(ends, starts, len(low), start, end)
         if _CONDITION.search(low, begin, start):
             continue
         number = match.group()
@@ -446,9 +462,17 @@ def _read_number(
             after = None  # "100 line items": the counted noun is the last of a compound
         if after is not None:
             noun = lemma(after.group("noun"))
+            per = _PER_AFTER.match(low, after.end(), stop)
             if noun in _COUNTED or noun == "time":
                 counted = _COUNTED.get(noun, "time")
                 dimension, quantity_end = "count", after.end()
+            elif (
+                per is not None
+                and lemma(per.group("per")) in _PER_NOUNS
+                and after.group("noun") not in _FUNCTION
+            ):
+                # "30 orders per page": whatever is counted per page is counted
+                counted, dimension, quantity_end = noun, "count", after.end()
         if not dimension:
             per = _PER_AFTER.match(low, end, stop)
             if per is not None and lemma(per.group("per")) in _PER_NOUNS:
@@ -601,9 +625,8 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
     keyed = _keyed_settings(text)
     low = _lower(text.replace("**", "  ").replace("\n", " "))
     low = _NUMBER_CODE.sub(lambda m: " " + m.group(1) + " ", low)
-    prose = _prose_settings(text, low, directive)
-    taken = [(s.start, s.end) for s in keyed]
-    return tuple(keyed) + tuple(s for s in prose if not any(a <= s.start < b for a, b in taken))
+    # a number inside a code span is read as prose only when the span is the number alone
+    return tuple(keyed) + tuple(_prose_settings(text, low, directive))
 
 
 _WORD_NUMBER_HINT = re.compile(rf"\b(?:{_WORD_NUMBER})\b", re.IGNORECASE)
