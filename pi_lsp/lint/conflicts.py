@@ -750,7 +750,7 @@ def _earliest_excluding(
             if best is not None and best[0].order <= earlier.order:
                 break
             other = earlier.instruction
-            if (later.order, earlier.order) in paired:
+            if earlier.file_index == later.file_index or (later.order, earlier.order) in paired:
                 continue
             unit = _unit_of(new)
             if unit in _role_units(instruction) and unit in _role_units(other):

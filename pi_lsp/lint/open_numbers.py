@@ -338,7 +338,7 @@ def _phrase_before(tokens: list[str], first_is_verb: bool) -> tuple[_Phrase, lis
         collected.append(token)
         phrase.code = phrase.code or token.startswith("`")
         k -= 1
-        if len(collected) >= 4:
+        if len(collected) >= 5:
             break
     collected.reverse()
     text = " ".join(collected)
@@ -346,8 +346,9 @@ def _phrase_before(tokens: list[str], first_is_verb: bool) -> tuple[_Phrase, lis
         # "requests time out after 10 s": the verb names the setting, what comes before it
         # is its subject's owner
         last = lemma(collected[-1]) if collected else ""
-        phrase.verb_head = "timeout" if _TIME_OUT.search(text) else _VERB_HEADS[last]
-        collected = []
+        timing_out = _TIME_OUT.search(text) is not None
+        phrase.verb_head = "timeout" if timing_out else _VERB_HEADS[last]
+        collected = collected[: -2 if timing_out else -1]
     phrase.words = [w for token in collected for w in _words(token)]
     phrase.qualifiers = qualifiers
     return phrase, skipped
@@ -511,7 +512,10 @@ def _read_number(
         head, modifiers, bound = _subject(forward)
         if not head:
             if phrase.verb_head:
-                head, modifiers, bound = phrase.verb_head, frozenset(), bound
+                # "batch jobs time out after 60 minutes": whose timeout it is, its owner
+                head, modifiers = phrase.verb_head, frozenset()
+                owner_head, owner_mods, _ = _subject(phrase.words)
+                owner = " ".join(sorted(owner_mods | {owner_head})) if owner_head else ""
             else:
                 back_head, modifiers, back_bound = _subject(phrase.words, phrase.code)
                 head, bound = back_head, bound or back_bound

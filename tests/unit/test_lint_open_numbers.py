@@ -43,10 +43,8 @@ def chain_findings(root: str, nested: str) -> list[str]:
         # a count per page: an exact number against a default
         ("Orders are listed 25 to a page.", "Return 30 orders per page by default."),
         # a timeout said with a verb, and one said with its noun in other units
-        (
-            "Calls to the billing provider time out after 5 seconds.",
-            "Timeout: `15_000` ms per call.",
-        ),
+        ("Webhook deliveries time out after 5 seconds.", "Webhook deliveries time out after 20 s."),
+        ("Timeout — `15_000` ms per call.", "The timeout is 5 seconds."),
         # a key in code
         ("Its config sets `maxLineLength = 140`.", "The root config has `maxLineLength = 110`."),
         # a value above a maximum
@@ -66,6 +64,9 @@ def test_two_numbers_of_one_subject_that_exclude_each_other_conflict(a: str, b: 
         ("The connect timeout is 2 s.", "The read timeout is 30 s."),
         ("The cache TTL is 60 s.", "The session TTL is 30 min."),
         ("Requests time out after 10 s.", "The connect timeout is 2 s."),
+        # a timeout said with a verb is its owner's: one side that names none may be another's
+        ("Batch jobs time out after 60 minutes.", "Inference requests time out after 60 ms."),
+        ("Requests to the billing API time out after 10 s.", "The timeout is 30 s."),
         ("Keep PRs under 400 lines.", "Keep functions under 50 lines."),
         ("An order can have at most 100 line items.", "Functions stay under 30 lines."),
         # qualifiers that name different things
@@ -140,3 +141,13 @@ def test_where_a_catalogue_role_reads_both_numbers_the_role_decides() -> None:
     )
     assert len(messages) == 1
     assert "numbers for one setting" not in messages[0]
+
+
+def test_two_numbers_in_one_file_are_left_to_its_sections() -> None:
+    # one file often states the numbers of several related settings; only files that load
+    # together are compared
+    text = (
+        "- Training jobs may use up to 36 GB of GPU memory.\n- Keep peak GPU memory under 20 GB.\n"
+    )
+    findings = find_conflicts([("AGENTS.md", text)])
+    assert not any("numbers for one setting" in f.message for f in findings)
