@@ -19,6 +19,9 @@
   prohibition meets an action asked for under a mere precondition ("never touch the schema" /
   "when a feature needs a column, run the migration"); :func:`scoped_pairs` lists the pairs
   declined for a condition, for a judge to settle.
+  Numbers whose subject no catalogue role names are compared too, across files, by their
+  subject, unit and kind (:mod:`pi_lsp.lint.open_numbers`: "keep the heap under 64 KB" /
+  "the heap budget is 48 KiB"), when both are confidently of one setting.
 * ``acknowledged-override``, severity ``information``: the same, when the later instruction
   (its list item or its section) says that it overrides another rule ("this package overrides
   the root rule: use npm", "unlike the root AGENTS.md", "Exception: …"). The contradiction is
