@@ -68,7 +68,12 @@ from pi_lsp.lint.choices import (
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
-from pi_lsp.lint.open_numbers import OpenSetting, open_settings, settings_conflict
+from pi_lsp.lint.open_numbers import (
+    OpenSetting,
+    open_settings,
+    settings_conflict,
+    settings_may_conflict,
+)
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
 from pi_lsp.resources.agent_dir import home_dir
@@ -768,6 +773,57 @@ def _earliest_excluding(
             best = (earlier, new, old)
             break
     return best
+
+
+@dataclass(frozen=True, slots=True)
+class NumberPair:
+    """Two instructions of different files with numbers of one head and unit whose values
+    differ, that tier 1 is not sure are of one subject (:func:`settings_may_conflict`)."""
+
+    later: Instruction
+    earlier: Instruction
+
+
+#: number pairs one later instruction may bring to the judge
+_NUMBER_PAIRS_PER_LATER = 2
+
+
+def number_pairs(
+    chain: Sequence[tuple[str, str]],
+    budget: int = INSTRUCTION_BUDGET,
+    seconds: float | None = None,
+) -> list[NumberPair]:
+    """The pairs of ``chain``'s instructions whose open settings may conflict but were not
+    reported: candidates for the tier-2 judge, in the order of the later instruction."""
+    placed, _ = _place(chain, budget, seconds)
+    paired: set[tuple[int, int]] = set()
+    _choice_conflicts(placed, paired)
+    _polarity_conflicts(placed, paired)
+    _number_conflicts(placed, paired)
+    earlier_by_subject: dict[tuple[str, str], list[tuple[_Placed, OpenSetting]]] = {}
+    out: list[NumberPair] = []
+    for later in placed:
+        instruction = later.instruction
+        settings = open_settings(instruction.text, instruction.directive)
+        seen: set[int] = set()
+        for new in settings:
+            for earlier, old in earlier_by_subject.get(new.key, ()):
+                if len(seen) >= _NUMBER_PAIRS_PER_LATER:
+                    break
+                key = (later.order, earlier.order)
+                if earlier.file_index == later.file_index or key in paired:
+                    continue
+                if earlier.order in seen or not _share_scope(instruction, earlier.instruction):
+                    continue
+                folders = (instruction.scope.folder, earlier.instruction.scope.folder)
+                if settings_may_conflict(new, old, folders):
+                    seen.add(earlier.order)
+                    out.append(NumberPair(instruction, earlier.instruction))
+        for setting in settings:
+            known = earlier_by_subject.setdefault(setting.key, [])
+            if len(known) < _SETTINGS_PER_SUBJECT:
+                known.append((later, setting))
+    return out
 
 
 def _setting_place(instruction: Instruction, setting: OpenSetting, unit: str) -> str:

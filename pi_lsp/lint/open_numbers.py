@@ -684,3 +684,20 @@ def settings_conflict(a: OpenSetting, b: OpenSetting, folders: tuple[str, ...] =
     if _qualifiers_differ(a.qualifiers, b.qualifiers, own):
         return False
     return _excludes(a, b)
+
+
+def settings_may_conflict(a: OpenSetting, b: OpenSetting, folders: tuple[str, ...] = ()) -> bool:
+    """Whether two open settings of one head and unit with different values may be of one
+    subject, though :func:`settings_conflict` is not sure: one side names a qualifying word
+    or an owner the other leaves unsaid ("requests to the billing API time out after 10 s" /
+    "the timeout is 30 s"). A candidate for the model judge, never a finding."""
+    if a.key != b.key or settings_conflict(a, b, folders):
+        return False
+    if not (a.modifiers <= b.modifiers or b.modifiers <= a.modifiers):
+        return False
+    if a.owner and b.owner and a.owner != b.owner:
+        return False
+    own = frozenset(lemma(os.path.basename(os.path.normpath(f)).lower()) for f in folders if f)
+    if _qualifiers_differ(a.qualifiers, b.qualifiers, own):
+        return False
+    return _excludes(a, b)

@@ -151,3 +151,26 @@ def test_two_numbers_in_one_file_are_left_to_its_sections() -> None:
     )
     findings = find_conflicts([("AGENTS.md", text)])
     assert not any("numbers for one setting" in f.message for f in findings)
+
+
+def test_a_number_pair_that_is_not_sure_goes_to_the_judge() -> None:
+    from pi_lsp.lint.conflicts import number_pairs
+
+    unsure = [
+        ("AGENTS.md", "- Requests to the billing API time out after 10 s.\n"),
+        ("pkg/AGENTS.md", "- The timeout is 30 s.\n"),
+    ]
+    assert not any("numbers for one setting" in f.message for f in find_conflicts(unsure))
+    (pair,) = number_pairs(unsure)
+    assert pair.later.text.startswith("The timeout") and "billing" in pair.earlier.text
+    # two settings of other subjects are no candidate, nor a pair tier 1 reported
+    apart = [
+        ("AGENTS.md", "- The connect timeout is 2 s.\n"),
+        ("pkg/AGENTS.md", "- The read timeout is 30 s.\n"),
+    ]
+    assert number_pairs(apart) == []
+    sure = [
+        ("AGENTS.md", "- Training jobs may use up to 36 GB of GPU memory.\n"),
+        ("pkg/AGENTS.md", "- Keep peak GPU memory under 20 GB.\n"),
+    ]
+    assert number_pairs(sure) == []
