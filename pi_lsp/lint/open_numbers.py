@@ -306,6 +306,11 @@ class _Phrase:
     qualifiers: dict[str, frozenset[str]] | None = None
 
 
+_LABEL_MARKS = frozenset({":", "\u2014", "\u2013", "-", "="})
+#: words after a clause's first word that make it a subject, not an imperative's verb
+_SUBJECT_AFTER = _word_set("is are stays stay remains remain must should may can will")
+
+
 def _participle(token: str) -> bool:
     """ "retried", "paginated", "capped": a verb's participle between a name and a number."""
     return len(token) > 4 and token.endswith("ed") and token not in _FUNCTION
@@ -333,8 +338,11 @@ def _phrase_before(tokens: list[str], first_is_verb: bool) -> tuple[_Phrase, lis
             continue
         if token in _FUNCTION or not (token[0].isalpha() or token.startswith("`")):
             break
-        if k == 0 and first_is_verb and collected and not token.startswith("`"):
-            break  # "Keep peak GPU memory under 20 GB": an imperative's verb
+        named = len(tokens) > 1 and (tokens[1] in _LABEL_MARKS or tokens[1] in _SUBJECT_AFTER)
+        if k == 0 and first_is_verb and not named and not token.startswith("`"):
+            # "Keep peak GPU memory under 20 GB", "Wait 5 s": an imperative's verb; a label
+            # ("Timeout — 30 s") or a subject ("Orders are listed 25 to a page") names it
+            break
         collected.append(token)
         phrase.code = phrase.code or token.startswith("`")
         k -= 1

@@ -74,6 +74,8 @@ def test_two_numbers_of_one_subject_that_exclude_each_other_conflict(a: str, b: 
             "Keep GPU memory under 20 GB per process.",
             "Keep GPU memory under 60 GB per node.",
         ),
+        # an imperative's verb is no subject
+        ("Wait 5 seconds between retries.", "Wait 10 seconds before polling again."),
         # a range sets nothing
         ("Back off between 10 and 30 seconds.", "Back off for 20 seconds."),
         ("Each backoff is 4–5 seconds.", "Each backoff is 10 seconds."),
