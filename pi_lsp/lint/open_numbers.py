@@ -425,7 +425,7 @@ def _kind(low: str, start: int, end: int, head: str, bound: bool) -> str | None:
     return VALUE
 
 
-def _prose_settings(text: str, low: str, directive: bool) -> list[OpenSetting]:
+def _prose_settings(low: str, directive: bool) -> list[OpenSetting]:
     code_spans = [m.span() for m in _CODE.finditer(low)]
     code_starts = [s for s, _ in code_spans]
     ends = [m.span() for m in _CLAUSE_END.finditer(low)]
@@ -512,8 +512,6 @@ def _read_number(
             ):
                 return None
             head = "attempt"
-        elif phrase.verb_head:
-            head = counted
         owner_head, owner_mods, _ = _subject(phrase.words)
         owner = " ".join(sorted(owner_mods | {owner_head})) if owner_head else ""
     else:
@@ -638,7 +636,7 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
     low = _lower(text.replace("**", "  ").replace("\n", " "))
     low = _NUMBER_CODE.sub(lambda m: " " + m.group(1) + " ", low)
     # a number inside a code span is read as prose only when the span is the number alone
-    return tuple(keyed) + tuple(_prose_settings(text, low, directive))
+    return tuple(keyed) + tuple(_prose_settings(low, directive))
 
 
 _WORD_NUMBER_HINT = re.compile(rf"\b(?:{_WORD_NUMBER})\b", re.IGNORECASE)
