@@ -19,6 +19,9 @@
   prohibition meets an action asked for under a mere precondition ("never touch the schema" /
   "when a feature needs a column, run the migration"); :func:`scoped_pairs` lists the pairs
   declined for a condition, for a judge to settle.
+  Numbers whose subject no catalogue role names are compared too, across files, by their
+  subject, unit and kind (:mod:`pi_lsp.lint.open_numbers`: "keep the heap under 64 KB" /
+  "the heap budget is 48 KiB"), when both are confidently of one setting.
 * ``acknowledged-override``, severity ``information``: the same, when the later instruction
   (its list item or its section) says that it overrides another rule ("this package overrides
   the root rule: use npm", "unlike the root AGENTS.md", "Exception: …"). The contradiction is
@@ -66,6 +69,12 @@ from pi_lsp.lint.choices import (
 from pi_lsp.lint.frames import FramePair, frame_pairs, is_precondition
 from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_instructions
 from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
+from pi_lsp.lint.open_numbers import (
+    OpenSetting,
+    open_settings,
+    settings_conflict,
+    settings_may_conflict,
+)
 from pi_lsp.lint.purposes import purpose_key, purpose_of, purposes_meet
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, declined_reason, scopes_overlap, share_scope
 from pi_lsp.lint.versions import FLOOR_GROUP
@@ -750,7 +759,164 @@ def _conflicts(placed: list[_Placed]) -> list[Finding]:
     #: (later, earlier) pairs already reported: one finding per pair, not one per detector
     paired: set[tuple[int, int]] = set()
     choice_findings = _choice_conflicts(placed, paired)
-    return choice_findings + _polarity_conflicts(placed, paired)
+    polarity_findings = _polarity_conflicts(placed, paired)
+    return choice_findings + polarity_findings + _number_conflicts(placed, paired)
+
+
+#: earlier settings kept per subject to compare with: linear in the chain however often a
+#: subject comes back
+_SETTINGS_PER_SUBJECT = 32
+_NUMERIC_UNITS = frozenset({"duration", "size", "percent", "count"})
+
+
+def _role_units(instruction: Instruction) -> set[str]:
+    """The unit dimensions of the catalogue's numeric roles that read a number of
+    ``instruction``: where a role reads one, the role decides."""
+    by_name = vocabulary.current().by_name
+    units: set[str] = set()
+    for choice in instruction.choices:
+        known = by_name.get(choice.dimension)
+        if known is not None and known.unit in _NUMERIC_UNITS:
+            units.add(known.unit)
+    return units
+
+
+def _unit_of(setting: OpenSetting) -> str:
+    return "count" if setting.dimension.startswith("count") else setting.dimension
+
+
+def _number_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> list[Finding]:
+    """Two open settings (:mod:`pi_lsp.lint.open_numbers`) of one subject in two files whose
+    values exclude each other ("keep the heap under 64 KB" / "the heap budget is 48 KiB"),
+    where no catalogue role reads both numbers and no other detector paired the two
+    instructions. The later instruction is reported once, against the earliest it
+    contradicts."""
+    findings: list[Finding] = []
+    earlier_by_subject: dict[tuple[str, str], list[tuple[_Placed, OpenSetting]]] = {}
+    for later in placed:
+        instruction = later.instruction
+        settings = open_settings(instruction.text, instruction.directive)
+        if not settings:
+            continue
+        found = _earliest_excluding(later, settings, earlier_by_subject, paired)
+        if found is not None:
+            earlier, new, old = found
+            paired.add((later.order, earlier.order))
+            findings.append(_number_finding(later, earlier, new, old))
+        for setting in settings:
+            known = earlier_by_subject.setdefault(setting.key, [])
+            if len(known) < _SETTINGS_PER_SUBJECT:
+                known.append((later, setting))
+    return findings
+
+
+def _earliest_excluding(
+    later: _Placed,
+    settings: tuple[OpenSetting, ...],
+    earlier_by_subject: dict[tuple[str, str], list[tuple[_Placed, OpenSetting]]],
+    paired: set[tuple[int, int]],
+) -> tuple[_Placed, OpenSetting, OpenSetting] | None:
+    best: tuple[_Placed, OpenSetting, OpenSetting] | None = None
+    instruction = later.instruction
+    for new in settings:
+        for earlier, old in earlier_by_subject.get(new.key, ()):
+            if best is not None and best[0].order <= earlier.order:
+                break
+            other = earlier.instruction
+            if earlier.file_index == later.file_index or (later.order, earlier.order) in paired:
+                continue
+            unit = _unit_of(new)
+            if unit in _role_units(instruction) and unit in _role_units(other):
+                continue
+            folders = (instruction.scope.folder, other.scope.folder)
+            if not settings_conflict(new, old, folders):
+                continue
+            if not _share_scope(instruction, other) or _setting_place(
+                later.instruction, new, unit
+            ) != _setting_place(other, old, unit):
+                continue
+            best = (earlier, new, old)
+            break
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class NumberPair:
+    """Two instructions of different files with numbers of one head and unit whose values
+    differ, that tier 1 is not sure are of one subject (:func:`settings_may_conflict`)."""
+
+    later: Instruction
+    earlier: Instruction
+
+
+#: number pairs one later instruction may bring to the judge
+_NUMBER_PAIRS_PER_LATER = 2
+
+
+def number_pairs(
+    chain: Sequence[tuple[str, str]],
+    budget: int = INSTRUCTION_BUDGET,
+    seconds: float | None = None,
+) -> list[NumberPair]:
+    """The pairs of ``chain``'s instructions whose open settings may conflict but were not
+    reported: candidates for the tier-2 judge, in the order of the later instruction."""
+    placed, _ = _place(chain, budget, seconds)
+    paired: set[tuple[int, int]] = set()
+    _choice_conflicts(placed, paired)
+    _polarity_conflicts(placed, paired)
+    _number_conflicts(placed, paired)
+    earlier_by_subject: dict[tuple[str, str], list[tuple[_Placed, OpenSetting]]] = {}
+    out: list[NumberPair] = []
+    for later in placed:
+        instruction = later.instruction
+        settings = open_settings(instruction.text, instruction.directive)
+        seen: set[int] = set()
+        for new in settings:
+            for earlier, old in earlier_by_subject.get(new.key, ()):
+                if len(seen) >= _NUMBER_PAIRS_PER_LATER:
+                    break
+                key = (later.order, earlier.order)
+                if earlier.file_index == later.file_index or key in paired:
+                    continue
+                if earlier.order in seen or not _share_scope(instruction, earlier.instruction):
+                    continue
+                folders = (instruction.scope.folder, earlier.instruction.scope.folder)
+                if settings_may_conflict(new, old, folders):
+                    seen.add(earlier.order)
+                    out.append(NumberPair(instruction, earlier.instruction))
+        for setting in settings:
+            known = earlier_by_subject.setdefault(setting.key, [])
+            if len(known) < _SETTINGS_PER_SUBJECT:
+                known.append((later, setting))
+    return out
+
+
+def _setting_place(instruction: Instruction, setting: OpenSetting, unit: str) -> str:
+    """The layer and environment a setting is for (a timeout "at the CDN", one "locally"),
+    from the words it is stated in and its section's heading: see
+    :func:`~pi_lsp.lint.numbers.setting_qualifier`."""
+    heading = instruction.scope.heading[-1] if instruction.scope.heading else ""
+    return setting_qualifier(unit, setting.context, heading, instruction.scope.folder)
+
+
+def _number_finding(
+    later: _Placed, earlier: _Placed, new: OpenSetting, old: OpenSetting
+) -> Finding:
+    earlier_at = _where_label(earlier, later)
+    here, there = _quote(later.instruction), _quote(earlier.instruction)
+    if later.instruction.override:
+        message = (
+            f"Overrides a number of {earlier_at}: {new.shown()} here ({here}), "
+            f"{old.shown()} in {earlier_at} ({there}). The model receives both; this one "
+            "comes later in the prompt."
+        )
+    else:
+        message = (
+            f"Conflicting numbers for one setting: {new.shown()} here ({here}), but "
+            f"{earlier_at} says {old.shown()} ({there}). This one comes later in the prompt, "
+            "so the model is likely to follow it."
+        )
+    return _finding(later, earlier, message, f"number: {new.head}", old.shown())
 
 
 @dataclass(slots=True)

@@ -77,6 +77,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pi_lsp.lint.scopes import heading_languages
+from pi_lsp.lint.stems import IRREGULAR as _IRREGULAR
+from pi_lsp.lint.stems import lemma
 
 if TYPE_CHECKING:
     from pi_lsp.lint.instructions import Instruction
@@ -137,77 +139,10 @@ _POLARITY_WORDS = {
 
 # --- lemmas ---------------------------------------------------------------------------------
 
-_IRREGULAR = {
-    "wrote": "write",
-    "written": "write",
-    "ran": "run",
-    "kept": "keep",
-    "made": "make",
-    "did": "do",
-    "done": "do",
-    "does": "do",
-    "went": "go",
-    "gone": "go",
-    "goes": "go",
-    "had": "have",
-    "has": "have",
-    "left": "leave",
-    "got": "get",
-    "gotten": "get",
-    "took": "take",
-    "taken": "take",
-    "gave": "give",
-    "given": "give",
-    "built": "build",
-    "brought": "bring",
-    "sent": "send",
-    "found": "find",
-    "chose": "choose",
-    "chosen": "choose",
-    "broke": "break",
-    "broken": "break",
-    "began": "begin",
-    "begun": "begin",
-    "threw": "throw",
-    "thrown": "throw",
-    "hid": "hide",
-    "hidden": "hide",
-    "overrode": "override",
-    "overridden": "override",
-    "rewrote": "rewrite",
-    "rewritten": "rewrite",
-    "undid": "undo",
-    "undone": "undo",
-    "came": "come",
-    "was": "be",
-    "were": "be",
-    "been": "be",
-    "is": "be",
-    "are": "be",
-    "am": "be",
-    "data": "datum",
-}
 #: forms that are past tense or participles although their stem looks like a base form
 _PAST = frozenset(k for k, v in _IRREGULAR.items() if v not in ("be", "datum", "do", "go"))
 #: base forms of verbs that end in "ed"
 _ED_BASE = frozenset({"need", "embed", "feed", "seed", "shred", "speed", "proceed", "exceed"})
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> object:
-    import Stemmer  # type: ignore[import-not-found,unused-ignore]
-
-    return Stemmer.Stemmer("english")
-
-
-@lru_cache(maxsize=8192)
-def lemma(word: str) -> str:
-    """The stem of a lowercase ``word`` (irregular verb forms first mapped to their base)."""
-    base = _IRREGULAR.get(word, word)
-    if "-" in base:
-        return "-".join(lemma(part) for part in base.split("-"))
-    stem: str = _stemmer().stemWord(base)  # type: ignore[attr-defined]
-    return stem
 
 
 # --- synonym tables -------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from pi_lsp.lint.conflicts import (
     clipped,
     find_conflicts,
     instructions_of,
+    number_pairs,
     polarity_candidates,
     scoped_pairs,
 )
@@ -399,12 +400,17 @@ def chain_candidates(
     for path, text in chain:
         instructions.extend(instructions_of(path, text) or ())
     # the pairs tier 1 declined for their conditions, or as weak frame matches, come first
-    first = [
-        Candidate(pair.earlier, pair.later, f"scope:{pair.reason}") for pair in scoped_pairs(chain)
-    ] + [
-        Candidate(pair.earlier, pair.later, f"frames:{pair.reason}")
-        for pair in polarity_candidates(chain)
-    ]
+    first = (
+        [
+            Candidate(pair.earlier, pair.later, f"scope:{pair.reason}")
+            for pair in scoped_pairs(chain)
+        ]
+        + [
+            Candidate(pair.earlier, pair.later, f"frames:{pair.reason}")
+            for pair in polarity_candidates(chain)
+        ]
+        + [Candidate(pair.earlier, pair.later, "number") for pair in number_pairs(chain)]
+    )
     return candidate_pairs(instructions, _settled(find_conflicts(chain)), first)
 
 

@@ -29,8 +29,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pi_lsp.lint.frames import lemma
 from pi_lsp.lint.instructions import Instruction
+from pi_lsp.lint.stems import lemma
 from pi_lsp.lint.vocabulary import current
 
 __all__ = ["Candidate", "candidate_pairs", "mentions"]

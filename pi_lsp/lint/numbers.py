@@ -320,6 +320,12 @@ _REFERENCE_BEFORE = re.compile(
 )
 
 
+def names_a_thing(text: str, start: int) -> bool:
+    """Whether the number at ``start`` names a thing rather than counting it ("step 4",
+    "version 3", "port 8080", "HTTP 429")."""
+    return _REFERENCE_BEFORE.search(text, max(0, start - 16), start) is not None
+
+
 #: words that make a number a description, not a setting: a measurement ("usually
 #: finishes within 10 minutes", "takes about 8 s", "our p99 is 120 ms today"), the past ("the
 #: timeout used to be 60 s"), a tool's own behaviour ("out of the box Sidekiq retries a job
@@ -372,7 +378,7 @@ def setting_value(
     ``None`` when it sets nothing for a role of ``role_kind``: one end of a range, a
     reference ("step 4"), a description, a kind the role does not take, no number."""
     start, end = number
-    if in_range(text, start, end) or _REFERENCE_BEFORE.search(text, max(0, start - 16), start):
+    if in_range(text, start, end) or names_a_thing(text, start):
         return None
     if described(text, start, end):
         return None

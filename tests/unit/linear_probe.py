@@ -393,6 +393,7 @@ def function_registry() -> dict[str, Callable[[str], object]]:
     from pi_lsp.lint.instructions import BlockMemo, extract_instructions
     from pi_lsp.lint.judge import parse_verdicts
     from pi_lsp.lint.judge_candidates import Candidate
+    from pi_lsp.lint.open_numbers import open_settings
     from pi_lsp.lint.scopes import heading_languages, languages_of, opening_scope
     from pi_lsp.lint.vocabulary import CODE_MASK, current
     from pi_lsp.prompt.credentials import mask_credentials
@@ -456,6 +457,8 @@ def function_registry() -> dict[str, Callable[[str], object]]:
         "catalogue values of a clause in code": lambda text: current().find(
             text, CODE_MASK * len(text)
         ),
+        # unwrapped: the cache would keep every megabyte probe
+        "open settings of a sentence": lambda text: open_settings.__wrapped__(text, True),
         "chunks of a context file": split_blocks,
         "commands of a shell fence": fence_choices,
         "lead of a shell fence": leads_commands,

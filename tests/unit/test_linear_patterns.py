@@ -68,6 +68,7 @@ def test_every_pattern_in_pi_lsp_is_linear_on_adversarial_text() -> None:
     assert "pi_lsp.lint.instructions._OVERRIDE" in sources
     assert "pi_lsp.lint.scopes._OPENING_SCOPE" in sources
     assert "pi_lsp.lint.blocks._EVENT" in sources
+    assert "pi_lsp.lint.open_numbers._NUMBER" in sources
     assert "pi_lsp.prompt.credentials._ASSIGNED" in sources
     assert "pi_lsp.prompt.credentials._LONG_RUN" in sources
     assert any(name.startswith("pi_lsp.lint.choices.DIMENSIONS") for name in sources)
@@ -87,6 +88,7 @@ def test_every_function_applying_patterns_to_user_text_is_linear() -> None:
         "credentials masked before a model request",
         "chunks of a context file",
         "instructions of a context file read again after an edit",
+        "open settings of a sentence",
     }
     assert super_linear(records) == []
 
