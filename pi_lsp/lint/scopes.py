@@ -177,6 +177,13 @@ _TRAILING_CONDITION = re.compile(
     r"for\s++hotfix(?:es)?|for\s++(?:the\s++)?docs(?:\s++site)?)\W*+$",
     re.IGNORECASE,
 )
+#: a verb of enforcing right before a trailing "in CI" ("the heap budget is 48 KiB and is
+#: checked by `mem_report.py` in CI"): CI is where the rule is enforced, not where it holds
+_ENFORCED_BEFORE = re.compile(
+    r"\b(?:checked|enforced|verified|validated|gated|caught|flagged|fails?|failing|blocks?|"
+    r"blocked|rejected|reported|asserted)\b(?:\s++by\s++[^\s;:,]++(?:\s++[^\s;:,]++)?)?\s*+$",
+    re.IGNORECASE,
+)
 #: a use restricted to a purpose or a place ("use Enzyme only to read the old tests", "mocks
 #: only in unit tests", "Docker only for the integration suite"): the sentence holds there
 _ONLY_FOR = re.compile(
@@ -340,7 +347,13 @@ def scope_for(
         languages, condition = opening
     if not condition:
         trailing = _TRAILING_CONDITION.search(sentence)
-        if trailing is not None and not names_own_folder(trailing.group(1), os.path.dirname(path)):
+        if (
+            trailing is not None
+            and not names_own_folder(trailing.group(1), os.path.dirname(path))
+            and not _ENFORCED_BEFORE.search(
+                sentence, max(0, trailing.start() - 60), trailing.start()
+            )
+        ):
             condition = normalize_condition(trailing.group(1))
     if not condition:
         only = _ONLY_FOR.search(sentence)

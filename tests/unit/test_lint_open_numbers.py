@@ -176,3 +176,13 @@ def test_a_number_pair_that_is_not_sure_goes_to_the_judge() -> None:
         ("pkg/AGENTS.md", "- Keep peak GPU memory under 20 GB.\n"),
     ]
     assert number_pairs(sure) == []
+
+
+def test_a_bound_enforced_in_ci_holds_everywhere() -> None:
+    """'… and is checked by a script in CI' says where the bound is enforced, not that it
+    holds in CI only: it still meets a bound stated for a package."""
+    messages = chain_findings(
+        "- The heap budget is 48 KiB and is checked by `tools/mem_report.py` in CI.",
+        "- The sensor node keeps its heap under 64 KB, because the radio stack needs it.",
+    )
+    assert len(messages) == 1

@@ -94,6 +94,9 @@ def test_languages_come_from_the_heading_or_the_sentence(text: str, languages: s
         ("- Use npm in CI.\n", "in ci"),
         ("- Use npm for hotfixes.\n", "for hotfixes"),
         ("- Use npm when installing packages.\n", ""),
+        # CI where a rule is enforced is no condition of it
+        ("- Use npm; the lockfile is checked by `tools/lock.py` in CI.\n", ""),
+        ("- Use npm, enforced in CI.\n", ""),
     ],
 )
 def test_a_scoped_clause_keeps_its_choice_with_its_condition(text: str, condition: str) -> None:
