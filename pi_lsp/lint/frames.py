@@ -441,6 +441,22 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("helm install",), "deploy", "", ""),
     (("terraform apply",), "deploy", "", ""),
     (("fly deploy",), "deploy", "", ""),
+    (("flyctl deploy",), "deploy", "", ""),
+    (("cdk deploy",), "deploy", "", ""),
+    (("sam deploy",), "deploy", "", ""),
+    (("pulumi up",), "deploy", "", ""),
+    (("tofu apply",), "deploy", "", ""),
+    (("serverless deploy",), "deploy", "", ""),
+    (("sls deploy",), "deploy", "", ""),
+    (("firebase deploy",), "deploy", "", ""),
+    (("wrangler deploy",), "deploy", "", ""),
+    (("wrangler publish",), "deploy", "", ""),
+    (("vercel deploy",), "deploy", "", ""),
+    (("netlify deploy",), "deploy", "", ""),
+    (("gcloud app deploy",), "deploy", "", ""),
+    (("gcloud run deploy",), "deploy", "", ""),
+    (("kamal deploy",), "deploy", "", ""),
+    (("eb deploy",), "deploy", "", ""),
 )
 
 
@@ -980,6 +996,9 @@ class _Reading:
     #: off-limits ("the schema is off-limits", "hands off `src/gen/`"), "add" for what is
     #: required ("docstrings are required")
     implied: str = ""
+    #: a passive reading whose verb is in its base form ("Migrations are mine to run": the
+    #: subject is what is not to be run)
+    infinitive: bool = False
 
 
 #: adjectives that allow what they describe ("it is fine to …", "X is OK")
@@ -1317,6 +1336,19 @@ def _someone_elses(words: Sequence[str], at: int) -> bool:
     return owner in _PEOPLE
 
 
+#: possessive pronouns of someone other than the agent ("mine to run", "ours to decide")
+_OWNERS = frozenset({"mine", "ours", "theirs"})
+
+
+def _owned(word: str) -> bool:
+    """Whether ``word`` names an owner other than the agent: "mine", "ours", "the human's",
+    "the maintainers'"."""
+    if word in _OWNERS:
+        return True
+    owner = word.removesuffix("'s").removesuffix("'")
+    return owner != word and owner in _PEOPLE
+
+
 def _state(
     words: Sequence[str], subject: list[str], rest: int, negative: bool, agent: bool
 ) -> tuple[_Reading, list[str]] | None:
@@ -1333,6 +1365,11 @@ def _state(
         # "Committing is the human's job", "Merging is up to the maintainers"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
     duty = words[rest + 1] if rest + 1 < len(words) else ""
+    owner = rest + 1 if following == "the" else rest
+    if not negative and words[owner + 1 : owner + 2] == ["to"] and _owned(words[owner]):
+        # "Database migrations are mine to run", "Releases are the maintainers' to cut": the
+        # subject is not for the agent to act on
+        return _Reading(False, owner + 2, passive=True, infinitive=True), subject
     if negative and words[rest : rest + 1] == ["your"] and duty in _DUTIES:
         # "Running migrations is not your job"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
@@ -1693,7 +1730,10 @@ def _main_frames(
     if k >= len(rest):
         return []
     verb_word = rest[k]
-    if reading.passive:
+    if reading.passive and reading.infinitive:
+        if not _is_base(verb_word):
+            return []
+    elif reading.passive:
         if not (verb_word.endswith(("ed", "en")) or verb_word in _PAST):
             return []
     elif not reading.gerund and not _is_base(verb_word):
@@ -2143,8 +2183,9 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
     kind of the action ("`--force-with-lease`" is not a plain force push)."""
     if negative.object and not negative.modifiers and negative.verb == positive.verb:
-        return negative.object != positive.object and command_base(positive.object) == (
-            negative.object
+        return negative.object != positive.object and (
+            command_base(positive.object) == negative.object
+            or negative.object in folders_of(positive.object)
         )
     if negative.object or negative.modifiers or negative.verb not in _OBJECTLESS:
         return False
@@ -2169,6 +2210,33 @@ def command_base(code: str) -> str:
     return "`" + " ".join(words[:first_flag]) + "`"
 
 
+#: folders of a path kept for filing a frame under them: deeper ones name no rule's place
+_FOLDER_DEPTH = 6
+
+
+def folders_of(code: str) -> tuple[str, ...]:
+    """The folders an inline-code path sits in, each as a code span with and without its
+    final slash (`a/b/c.cs`: `a/`, `a`, `a/b/`, `a/b`): a prohibition on a folder ("do not
+    modify anything under `Assets/Plugins/`") covers each file below it ("patch
+    `Assets/Plugins/FMOD/src/RuntimeManager.cs`"). () for code that is no path (a command, a
+    word, a URL)."""
+    if len(code) < 3 or not (code.startswith("`") and code.endswith("`")):
+        return ()
+    path = code[1:-1]
+    if path.startswith("./"):
+        path = path[2:]
+    if not path or any(c in path for c in " :*?\\") or path.startswith(("/", "-", "~")):
+        return ()
+    parts = path.rstrip("/").split("/")
+    out: list[str] = []
+    for depth in range(1, min(len(parts), _FOLDER_DEPTH + 1)):
+        folder = "/".join(parts[:depth])
+        if parts[depth - 1] in ("", ".", ".."):
+            break
+        out += [f"`{folder}/`", f"`{folder}`"]
+    return tuple(out)
+
+
 def _same_place(a: Frame, b: Frame) -> bool:
     """Whether two opposed frames are on one object, or one forbids the whole action."""
     if a.object == b.object:
@@ -2183,7 +2251,7 @@ def _places(frame: Frame) -> tuple[str, ...]:
     branch"."""
     action = frame.via or frame.verb
     base = command_base(frame.object)
-    command = (base,) if base else ()
+    command = ((base,) if base else ()) + folders_of(frame.object)
     if action in _OBJECTLESS:
         return (frame.object, f"@{action}", *command)
     return (frame.object, *command)
