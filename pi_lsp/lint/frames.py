@@ -394,6 +394,27 @@ _ACTIONS: tuple[
 #: nouns that stand for their action on their own ("No new dependencies", "No network
 #: access"): the action's verb
 _IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migration": "migrate"}
+#: one platform's deploy commands: asked for or allowed, each is a deploy ("run `cdk deploy`"
+#: under "never deploy"); forbidden, each names its platform only ("do not run `vercel
+#: deploy`: the project is archived" says nothing of deploying with `fly deploy`)
+_TOOL_DEPLOYS = (
+    ("flyctl deploy",),
+    ("cdk deploy",),
+    ("sam deploy",),
+    ("pulumi up",),
+    ("tofu apply",),
+    ("serverless deploy",),
+    ("sls deploy",),
+    ("firebase deploy",),
+    ("wrangler deploy",),
+    ("wrangler publish",),
+    ("vercel deploy",),
+    ("netlify deploy",),
+    ("gcloud app deploy",),
+    ("gcloud run deploy",),
+    ("kamal deploy",),
+    ("eb deploy",),
+)
 #: inline commands that name an action, tested as substrings of the verb and the command
 #: together ("push `--force`", "run `git commit --no-verify`"); the first match wins; the
 #: third item is a kind of the action that narrows it (the safer force push is not a plain
@@ -441,22 +462,7 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("helm install",), "deploy", "", ""),
     (("terraform apply",), "deploy", "", ""),
     (("fly deploy",), "deploy", "", ""),
-    (("flyctl deploy",), "deploy", "", ""),
-    (("cdk deploy",), "deploy", "", ""),
-    (("sam deploy",), "deploy", "", ""),
-    (("pulumi up",), "deploy", "", ""),
-    (("tofu apply",), "deploy", "", ""),
-    (("serverless deploy",), "deploy", "", ""),
-    (("sls deploy",), "deploy", "", ""),
-    (("firebase deploy",), "deploy", "", ""),
-    (("wrangler deploy",), "deploy", "", ""),
-    (("wrangler publish",), "deploy", "", ""),
-    (("vercel deploy",), "deploy", "", ""),
-    (("netlify deploy",), "deploy", "", ""),
-    (("gcloud app deploy",), "deploy", "", ""),
-    (("gcloud run deploy",), "deploy", "", ""),
-    (("kamal deploy",), "deploy", "", ""),
-    (("eb deploy",), "deploy", "", ""),
+    *((key, "deploy", "", "") for key in _TOOL_DEPLOYS),
 )
 
 
@@ -533,6 +539,14 @@ def _command(verb: str, code: str) -> tuple[str, str, frozenset[str]] | None:
         if all(_has(text, key) for key in keys):
             return (action, obj, frozenset({kind} - {""})) if action else None
     return None
+
+
+def _tool_deploy(verb: str, code: str) -> bool:
+    """Whether an inline command is one platform's deploy command (:data:`_TOOL_DEPLOYS`)."""
+    if not code.startswith("`"):
+        return False
+    text = f"{verb} {code.strip('`')}"
+    return any(all(_has(text, key) for key in keys) for keys in _TOOL_DEPLOYS)
 
 
 def _has(text: str, key: str) -> bool:
@@ -817,12 +831,42 @@ def _tokens(readable: str, masked: str) -> list[str]:
     return out
 
 
+#: words a parenthesised list of examples may hold besides its code spans ("or", "etc.")
+_EXAMPLE_WORDS = frozenset({",", "or", "and", "etc", "."})
+#: words before an object that forbid what follows ("never run …", "do not edit …"): the
+#: list after a forbidden object names what is forbidden, where the list after an object asked
+#: for ("use pnpm (`pnpm install`, `pnpm -r build`)") only illustrates it
+_EXAMPLE_LEADS = frozenset({"never", "not", "avoid"})
+#: code spans read from one parenthesised list of examples
+_MAX_EXAMPLES = 6
+
+
+def _examples(tokens: list[str], at: int) -> tuple[list[str], int] | None:
+    """The code spans of a parenthesised list of examples opening at ``tokens[at]`` ("(`git
+    reset --hard`, `git clean -fdx`)") and where it closes, when it holds nothing else."""
+    codes: list[str] = []
+    for k in range(at + 1, min(len(tokens), at + 2 + 2 * _MAX_EXAMPLES)):
+        token = tokens[k]
+        if token == ")":
+            return (codes, k) if codes else None
+        if token.startswith("`"):
+            codes.append(token)
+        elif token not in _EXAMPLE_WORDS:
+            return None
+    return None
+
+
 def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
-    """Clauses, each with whether it was a question; parentheses are dropped."""
+    """Clauses, each with whether it was a question; parentheses are dropped, except a list
+    of code spans after a forbidden object, read as what the object includes ("never run
+    destructive commands (`git reset --hard`, `git clean -fdx`)": each is forbidden too)."""
     clauses: list[tuple[list[str], bool]] = []
     current: list[str] = []
     depth = 0
     skip_to = -1
+    #: whether the current clause has a negative marker yet: a list after a subject ("Files
+    #: that change often (`a`, `b`) …") or an object asked for is no list of what is forbidden
+    forbidding = False
     for at, token in enumerate(tokens):
         if at < skip_to:
             continue
@@ -830,6 +874,16 @@ def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
             close = _aside_end(tokens, at)
             if close is not None:
                 skip_to = close + 1  # "Adding a package — npm or crate — requires sign-off"
+                continue
+        if token == "(" and not depth and forbidding and current and current[-1][0].isalpha():
+            listed = _examples(tokens, at)
+            if listed is not None:
+                codes, close = listed
+                current.append("including")
+                for k, code in enumerate(codes):
+                    current += [",", code] if k else [code]
+                current.append(",")
+                skip_to = close + 1
                 continue
         if token == "(":
             depth += 1
@@ -843,8 +897,10 @@ def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
             if current:
                 clauses.append((current, token == "?"))
             current = []
+            forbidding = False
         else:
             current.append(token)
+            forbidding = forbidding or token in _EXAMPLE_LEADS
     if current:
         clauses.append((current, False))
     return clauses
@@ -1479,6 +1535,10 @@ def _clause_frames(words: list[str], antecedent: _Phrase | None = None) -> list[
         start = 0
         while start < len(piece) and piece[start] in (",", "and", "then"):
             start += 1
+        if start < len(piece) and _freely(piece, start):
+            # "run `git reset --hard`, no need to ask": what the clause asked for or allowed
+            # before needs no approval
+            frames = [_unasked(f) for f in frames]
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
         pre = conditional and _precondition(outer)
@@ -1653,8 +1713,17 @@ def _freely(words: list[str], at: int) -> int:
         return 3 if words[at + 2 : at + 3] and words[at + 2] in _WISHES else 0
     if word == "as" and words[at : at + 4] == ["as", "often", "as", "you"]:
         return 5 if words[at + 4 : at + 5] and words[at + 4] in _WISHES else 0
+    lead = 0
     if words[at : at + 3] == ["no", "need", "to"] and words[at + 3 : at + 4] in _ASK_WORDS:
-        end = at + 4
+        lead = 4
+    elif words[at : at + 3] == ["do", "not", "bother"]:
+        # "don't bother asking", "do not bother to ask first"
+        if words[at + 3 : at + 4] in _ASKING_WORDS:
+            lead = 4
+        elif words[at + 3 : at + 4] == ["to"] and words[at + 4 : at + 5] in _ASK_WORDS:
+            lead = 5
+    if lead:
+        end = at + lead
         while end < len(words) and end - at < 8 and words[end] in _ASKED_TAIL:
             end += 1
         return end - at
@@ -1662,10 +1731,16 @@ def _freely(words: list[str], at: int) -> int:
 
 
 _ASK_WORDS = (["ask"], ["check"], ["wait"])
+_ASKING_WORDS = (["asking"], ["checking"], ["waiting"])
 
 
 #: words after "no need to ask" that still belong to it ("first", "for approval")
 _ASKED_TAIL = frozenset({"first", "for", "anyone", "anybody"}) | _APPROVAL
+
+
+def _unasked(frame: Frame) -> Frame:
+    """``frame`` said to need no approval, when it asks for or allows its action."""
+    return replace(frame, unasked=True) if frame.modality in (REQUIRE, PERMIT) else frame
 
 
 def _gated(frame: Frame, gate: str) -> Frame:
@@ -2023,7 +2098,10 @@ def _frames(
         extra -= _PARTS
         extra -= kinds
         where = frozenset(places & extra)
-        action, obj, kinds = _action(verb, head, kinds)
+        if positive or not _tool_deploy(verb, head):
+            action, obj, kinds = _action(verb, head, kinds)
+        else:
+            action, obj = verb, head  # "never run `vercel deploy`": that platform only
         extra = {q for q in extra if not _neutral(action, obj, q)}
         out.append(
             Frame(
@@ -2059,6 +2137,8 @@ def _instrument_frames(
         named = _command("run", phrase.head)
         if named is None or any((f.verb, f.object) == named[:2] for f in made + out):
             continue
+        if not mode[0] and _tool_deploy("run", phrase.head):
+            continue  # "never update the preview with `vercel deploy`": that platform only
         action, obj, kinds = named
         extra = frozenset(q for q in quals if q != phrase.head and not _neutral(action, obj, q))
         positive, modality, unasked = mode
@@ -2077,6 +2157,10 @@ def frames_of(readable: str, masked: str | None = None) -> tuple[Frame, ...]:
     frames: dict[Frame, None] = {}
     antecedent: _Phrase | None = None
     for clause, question in _clauses(_tokens(readable, masked)):
+        if clause and _freely(clause, 0):
+            # "run `git clean -fdx` — don't bother asking": what the sentence asked for or
+            # allowed before needs no approval
+            frames = {_unasked(f): None for f in frames}
         if not question:
             frames.update(dict.fromkeys(_clause_frames(clause, antecedent)))
         antecedent = _subject(clause) or antecedent

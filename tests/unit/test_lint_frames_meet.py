@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.lint.conflicts import CONFLICT, find_conflicts
-from pi_lsp.lint.frames import PROHIBIT, folders_of, frames_of
+from pi_lsp.lint.frames import PROHIBIT, Frame, folders_of, frames_of
+from pi_lsp.lint.instructions import extract_instructions
 
 
 def _chain(earlier: str, later: str) -> list[tuple[str, str]]:
@@ -33,6 +34,20 @@ MEETING = [
     ("Database migrations are mine to run.", "After every pull, run `mix ecto.migrate`."),
     ("Migrations are the DBA's to run.", "Run the pending migrations after pulling."),
     ("Schema migrations are ours to apply.", "Apply the migrations once the model changes."),
+    # a parenthesised list of commands after the object names what the rule covers, and
+    # "don't bother asking" after a clause says it needs no approval
+    (
+        "Never run destructive git commands (`git reset --hard`, `git clean -fdx`) without asking.",
+        "If the build breaks, run `git clean -fdx` and reinstall \u2014 don't bother asking.",
+    ),
+    (
+        "Never run risky commands (`git push --force` or `git reset --hard`) without approval.",
+        "Force-push your branch after a rebase; no need to ask.",
+    ),
+    (
+        "Never run `git reset --hard` without asking.",
+        "Run `git reset --hard`, don't bother asking.",
+    ),
 ]
 
 
@@ -47,6 +62,10 @@ NEAR_MISSES = [
     ("Never deploy anything.", "Run `cdk diff` to see what would change."),
     ("Never deploy anything.", "Run `pulumi preview` before asking for review."),
     ("Never deploy anything.", "Run `cdk synth` in CI."),
+    # a platform's deploy command forbidden forbids that platform, not deploying
+    ("Deploy with `fly deploy`.", "Do not run `vercel deploy`: the Vercel project is archived."),
+    ("Run `cdk deploy` when you are done.", "Never run `netlify deploy`."),
+    ("Run `cdk deploy` when you are done.", "Never update the preview with `vercel deploy`."),
     # the never side names a place the deploy does not
     ("Never deploy to production.", "Run `cdk deploy EdgeStack-dev` when you are done."),
     # a gate against an obligation: deploy, once approved
@@ -65,6 +84,19 @@ NEAR_MISSES = [
     ("Migrations are not mine to run.", "Run the pending migrations after pulling."),
     # someone else's to do, on another action
     ("Releases are mine to cut.", "Run the pending migrations after pulling."),
+    # another command than the listed ones; the listed ones, asked for after approval
+    (
+        "Never run destructive git commands (`git reset --hard`) without asking.",
+        "Run `git reset --soft HEAD~1` to undo the commit \u2014 don't bother asking.",
+    ),
+    (
+        "Never run destructive git commands (`git reset --hard`) without asking.",
+        "If the build breaks, run `git reset --hard`.",
+    ),
+    # a list in the subject, before any verb, is not read as examples of an object
+    ("Lockfiles (`uv.lock`, `go.sum`) are fine to edit.", "Never edit `go.sum` in CI."),
+    # "don't bother" with another verb says nothing of approval
+    ("Never push without asking.", "Push your branch; don't bother rebasing."),
 ]
 
 
@@ -86,3 +118,87 @@ def test_folders_of_a_path() -> None:
 def test_mine_to_run_reads_a_prohibition() -> None:
     (frame,) = frames_of("Database migrations are mine to run.")
     assert (frame.modality, frame.verb, frame.object) == (PROHIBIT, "migrate", "schema")
+
+
+def _frames(text: str) -> tuple[Frame, ...]:
+    (instruction,) = extract_instructions("/w/AGENTS.md", f"- {text}\n")
+    return instruction.frames
+
+
+def test_examples_after_an_object_are_read_as_included() -> None:
+    verbs = [
+        (f.verb, f.object, f.modality)
+        for f in _frames("Never run destructive commands (`git reset --hard`, `git push -f`).")
+    ]
+    assert verbs == [
+        ("run", "command", PROHIBIT),
+        ("run", "`git reset --hard`", PROHIBIT),
+        ("force-push", "", PROHIBIT),
+    ]
+    # anything besides code spans in the parentheses: an aside, dropped as before
+    (aside,) = _frames("Never run destructive commands (like `git reset --hard`).")
+    assert aside.object == "command"
+
+
+def test_dont_bother_asking_marks_the_sentence_unasked() -> None:
+    ran, reinstalled = _frames("Run `git clean -fdx` and reinstall \u2014 don't bother asking.")
+    assert ran.unasked and reinstalled.unasked
+    (plain,) = _frames("Run `git clean -fdx`.")
+    assert not plain.unasked
+
+
+def _choice_conflicts(earlier: str, later: str) -> list[str]:
+    chain = [("/w/AGENTS.md", f"# Rules\n\n- {earlier}\n"), ("/w/pkg/AGENTS.md", f"- {later}\n")]
+    return [f.message for f in find_conflicts(chain) if f.rule == CONFLICT]
+
+
+def test_an_option_that_picks_a_clang_format_style_is_a_choice() -> None:
+    (message,) = _choice_conflicts(
+        "clang-format with `BasedOnStyle: Google` and a 100-column limit.",
+        "Format this directory with `clang-format -style=LLVM`.",
+    )
+    assert "clang-format style" in message and "LLVM" in message and "Google" in message
+    (braced,) = _choice_conflicts(
+        "Use `BasedOnStyle: Google`.", 'Run `clang-format -style="{BasedOnStyle: Mozilla}"`.'
+    )
+    assert "Mozilla" in braced
+    # the same style, a style read from the file, a bare name, another kind of style: silent
+    assert _choice_conflicts("Use `BasedOnStyle: LLVM`.", "Run `clang-format --style=llvm`.") == []
+    assert _choice_conflicts("Use `BasedOnStyle: Google`.", "Run `clang-format -style=file`.") == []
+    assert (
+        _choice_conflicts("Use `BasedOnStyle: LLVM`.", "Follow the Google C++ style guide.") == []
+    )
+    assert _choice_conflicts("Docstring style: Google.", "Run `clang-format -style=LLVM`.") == []
+
+
+def test_an_xctestcase_subclass_is_an_xctest_test() -> None:
+    (message,) = _choice_conflicts(
+        "New tests are written with Swift Testing (`import Testing`, `@Test`).",
+        "Write every new test as an `XCTestCase` subclass.",
+    )
+    assert "XCTest" in message and "Swift Testing" in message
+    # the same framework, and what no longer uses it: silent
+    assert (
+        _choice_conflicts("Tests use XCTest.", "Write new tests as `XCTestCase` subclasses.") == []
+    )
+    assert (
+        _choice_conflicts(
+            "New tests use Swift Testing.",
+            "Migrate `XCTestCase` subclasses to Swift Testing when you touch them.",
+        )
+        == []
+    )
+
+
+def test_a_list_after_a_subject_is_no_example_of_an_object() -> None:
+    # the verb is in a relative clause of the subject: the list names the subject's members
+    subject = _frames("Files that change often (`a.ts`, `b.ts`) must not be edited by hand.")
+    assert [(f.verb, f.object) for f in subject] == [("edit", "code")]
+    # a participle that opens the subject is no imperative
+    generated = _frames("Generated files (`api.ts`, `types.ts`) must not be edited.")
+    assert [(f.verb, f.object) for f in generated] == [("edit", "code")]
+    listed = _frames("Never run the slow checks (`pnpm e2e`, `pnpm bench`) locally.")
+    assert {f.object for f in listed} >= {"`pnpm e2e`", "`pnpm bench`"}
+    # a list after an object asked for only illustrates it
+    illustrated = _frames("Use pnpm in this repository (`pnpm install`, `pnpm -r build`).")
+    assert [f.object for f in illustrated] == ["pnpm"]
