@@ -329,6 +329,27 @@ _ACTIONS: tuple[
 #: nouns that stand for their action on their own ("No new dependencies", "No network
 #: access"): the action's verb
 _IMPLIED = {"dependency": "add", "package": "add", "network": "access", "migration": "migrate"}
+#: one platform's deploy commands: asked for or allowed, each is a deploy ("run `cdk deploy`"
+#: under "never deploy"); forbidden, each names its platform only ("do not run `vercel
+#: deploy`: the project is archived" says nothing of deploying with `fly deploy`)
+_TOOL_DEPLOYS = (
+    ("flyctl deploy",),
+    ("cdk deploy",),
+    ("sam deploy",),
+    ("pulumi up",),
+    ("tofu apply",),
+    ("serverless deploy",),
+    ("sls deploy",),
+    ("firebase deploy",),
+    ("wrangler deploy",),
+    ("wrangler publish",),
+    ("vercel deploy",),
+    ("netlify deploy",),
+    ("gcloud app deploy",),
+    ("gcloud run deploy",),
+    ("kamal deploy",),
+    ("eb deploy",),
+)
 #: inline commands that name an action, tested as substrings of the verb and the command
 #: together ("push `--force`", "run `git commit --no-verify`"); the first match wins; the
 #: third item is a kind of the action that narrows it (the safer force push is not a plain
@@ -376,6 +397,7 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("helm install",), "deploy", "", ""),
     (("terraform apply",), "deploy", "", ""),
     (("fly deploy",), "deploy", "", ""),
+    *((key, "deploy", "", "") for key in _TOOL_DEPLOYS),
 )
 
 
@@ -452,6 +474,14 @@ def _command(verb: str, code: str) -> tuple[str, str, frozenset[str]] | None:
         if all(_has(text, key) for key in keys):
             return (action, obj, frozenset({kind} - {""})) if action else None
     return None
+
+
+def _tool_deploy(verb: str, code: str) -> bool:
+    """Whether an inline command is one platform's deploy command (:data:`_TOOL_DEPLOYS`)."""
+    if not code.startswith("`"):
+        return False
+    text = f"{verb} {code.strip('`')}"
+    return any(all(_has(text, key) for key in keys) for keys in _TOOL_DEPLOYS)
 
 
 def _has(text: str, key: str) -> bool:
@@ -736,12 +766,42 @@ def _tokens(readable: str, masked: str) -> list[str]:
     return out
 
 
+#: words a parenthesised list of examples may hold besides its code spans ("or", "etc.")
+_EXAMPLE_WORDS = frozenset({",", "or", "and", "etc", "."})
+#: words before an object that forbid what follows ("never run …", "do not edit …"): the
+#: list after a forbidden object names what is forbidden, where the list after an object asked
+#: for ("use pnpm (`pnpm install`, `pnpm -r build`)") only illustrates it
+_EXAMPLE_LEADS = frozenset({"never", "not", "avoid"})
+#: code spans read from one parenthesised list of examples
+_MAX_EXAMPLES = 6
+
+
+def _examples(tokens: list[str], at: int) -> tuple[list[str], int] | None:
+    """The code spans of a parenthesised list of examples opening at ``tokens[at]`` ("(`git
+    reset --hard`, `git clean -fdx`)") and where it closes, when it holds nothing else."""
+    codes: list[str] = []
+    for k in range(at + 1, min(len(tokens), at + 2 + 2 * _MAX_EXAMPLES)):
+        token = tokens[k]
+        if token == ")":
+            return (codes, k) if codes else None
+        if token.startswith("`"):
+            codes.append(token)
+        elif token not in _EXAMPLE_WORDS:
+            return None
+    return None
+
+
 def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
-    """Clauses, each with whether it was a question; parentheses are dropped."""
+    """Clauses, each with whether it was a question; parentheses are dropped, except a list
+    of code spans after a forbidden object, read as what the object includes ("never run
+    destructive commands (`git reset --hard`, `git clean -fdx`)": each is forbidden too)."""
     clauses: list[tuple[list[str], bool]] = []
     current: list[str] = []
     depth = 0
     skip_to = -1
+    #: whether the current clause has a negative marker yet: a list after a subject ("Files
+    #: that change often (`a`, `b`) …") or an object asked for is no list of what is forbidden
+    forbidding = False
     for at, token in enumerate(tokens):
         if at < skip_to:
             continue
@@ -749,6 +809,16 @@ def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
             close = _aside_end(tokens, at)
             if close is not None:
                 skip_to = close + 1  # "Adding a package — npm or crate — requires sign-off"
+                continue
+        if token == "(" and not depth and forbidding and current and current[-1][0].isalpha():
+            listed = _examples(tokens, at)
+            if listed is not None:
+                codes, close = listed
+                current.append("including")
+                for k, code in enumerate(codes):
+                    current += [",", code] if k else [code]
+                current.append(",")
+                skip_to = close + 1
                 continue
         if token == "(":
             depth += 1
@@ -762,8 +832,10 @@ def _clauses(tokens: list[str]) -> list[tuple[list[str], bool]]:
             if current:
                 clauses.append((current, token == "?"))
             current = []
+            forbidding = False
         else:
             current.append(token)
+            forbidding = forbidding or token in _EXAMPLE_LEADS
     if current:
         clauses.append((current, False))
     return clauses
@@ -915,6 +987,9 @@ class _Reading:
     #: off-limits ("the schema is off-limits", "hands off `src/gen/`"), "add" for what is
     #: required ("docstrings are required")
     implied: str = ""
+    #: a passive reading whose verb is in its base form ("Migrations are mine to run": the
+    #: subject is what is not to be run)
+    infinitive: bool = False
 
 
 #: adjectives that allow what they describe ("it is fine to …", "X is OK")
@@ -1252,6 +1327,19 @@ def _someone_elses(words: Sequence[str], at: int) -> bool:
     return owner in _PEOPLE
 
 
+#: possessive pronouns of someone other than the agent ("mine to run", "ours to decide")
+_OWNERS = frozenset({"mine", "ours", "theirs"})
+
+
+def _owned(word: str) -> bool:
+    """Whether ``word`` names an owner other than the agent: "mine", "ours", "the human's",
+    "the maintainers'"."""
+    if word in _OWNERS:
+        return True
+    owner = word.removesuffix("'s").removesuffix("'")
+    return owner != word and owner in _PEOPLE
+
+
 def _state(
     words: Sequence[str], subject: list[str], rest: int, negative: bool, agent: bool
 ) -> tuple[_Reading, list[str]] | None:
@@ -1268,6 +1356,11 @@ def _state(
         # "Committing is the human's job", "Merging is up to the maintainers"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
     duty = words[rest + 1] if rest + 1 < len(words) else ""
+    owner = rest + 1 if following == "the" else rest
+    if not negative and words[owner + 1 : owner + 2] == ["to"] and _owned(words[owner]):
+        # "Database migrations are mine to run", "Releases are the maintainers' to cut": the
+        # subject is not for the agent to act on
+        return _Reading(False, owner + 2, passive=True, infinitive=True), subject
     if negative and words[rest : rest + 1] == ["your"] and duty in _DUTIES:
         # "Running migrations is not your job"
         return _Reading(False, 0, gerund=True, modality=PROHIBIT), subject
@@ -1377,6 +1470,10 @@ def _clause_frames(words: list[str], antecedent: _Phrase | None = None) -> list[
         start = 0
         while start < len(piece) and piece[start] in (",", "and", "then"):
             start += 1
+        if start < len(piece) and _freely(piece, start):
+            # "run `git reset --hard`, no need to ask": what the clause asked for or allowed
+            # before needs no approval
+            frames = [_unasked(f) for f in frames]
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
         pre = conditional and _precondition(outer)
@@ -1551,8 +1648,17 @@ def _freely(words: list[str], at: int) -> int:
         return 3 if words[at + 2 : at + 3] and words[at + 2] in _WISHES else 0
     if word == "as" and words[at : at + 4] == ["as", "often", "as", "you"]:
         return 5 if words[at + 4 : at + 5] and words[at + 4] in _WISHES else 0
+    lead = 0
     if words[at : at + 3] == ["no", "need", "to"] and words[at + 3 : at + 4] in _ASK_WORDS:
-        end = at + 4
+        lead = 4
+    elif words[at : at + 3] == ["do", "not", "bother"]:
+        # "don't bother asking", "do not bother to ask first"
+        if words[at + 3 : at + 4] in _ASKING_WORDS:
+            lead = 4
+        elif words[at + 3 : at + 4] == ["to"] and words[at + 4 : at + 5] in _ASK_WORDS:
+            lead = 5
+    if lead:
+        end = at + lead
         while end < len(words) and end - at < 8 and words[end] in _ASKED_TAIL:
             end += 1
         return end - at
@@ -1560,10 +1666,16 @@ def _freely(words: list[str], at: int) -> int:
 
 
 _ASK_WORDS = (["ask"], ["check"], ["wait"])
+_ASKING_WORDS = (["asking"], ["checking"], ["waiting"])
 
 
 #: words after "no need to ask" that still belong to it ("first", "for approval")
 _ASKED_TAIL = frozenset({"first", "for", "anyone", "anybody"}) | _APPROVAL
+
+
+def _unasked(frame: Frame) -> Frame:
+    """``frame`` said to need no approval, when it asks for or allows its action."""
+    return replace(frame, unasked=True) if frame.modality in (REQUIRE, PERMIT) else frame
 
 
 def _gated(frame: Frame, gate: str) -> Frame:
@@ -1628,7 +1740,10 @@ def _main_frames(
     if k >= len(rest):
         return []
     verb_word = rest[k]
-    if reading.passive:
+    if reading.passive and reading.infinitive:
+        if not _is_base(verb_word):
+            return []
+    elif reading.passive:
         if not (verb_word.endswith(("ed", "en")) or verb_word in _PAST):
             return []
     elif not reading.gerund and not _is_base(verb_word):
@@ -1918,7 +2033,10 @@ def _frames(
         extra -= _PARTS
         extra -= kinds
         where = frozenset(places & extra)
-        action, obj, kinds = _action(verb, head, kinds)
+        if positive or not _tool_deploy(verb, head):
+            action, obj, kinds = _action(verb, head, kinds)
+        else:
+            action, obj = verb, head  # "never run `vercel deploy`": that platform only
         extra = {q for q in extra if not _neutral(action, obj, q)}
         out.append(
             Frame(
@@ -1954,6 +2072,8 @@ def _instrument_frames(
         named = _command("run", phrase.head)
         if named is None or any((f.verb, f.object) == named[:2] for f in made + out):
             continue
+        if not mode[0] and _tool_deploy("run", phrase.head):
+            continue  # "never update the preview with `vercel deploy`": that platform only
         action, obj, kinds = named
         extra = frozenset(q for q in quals if q != phrase.head and not _neutral(action, obj, q))
         positive, modality, unasked = mode
@@ -1972,6 +2092,10 @@ def frames_of(readable: str, masked: str | None = None) -> tuple[Frame, ...]:
     frames: dict[Frame, None] = {}
     antecedent: _Phrase | None = None
     for clause, question in _clauses(_tokens(readable, masked)):
+        if clause and _freely(clause, 0):
+            # "run `git clean -fdx` — don't bother asking": what the sentence asked for or
+            # allowed before needs no approval
+            frames = {_unasked(f): None for f in frames}
         if not question:
             frames.update(dict.fromkeys(_clause_frames(clause, antecedent)))
         antecedent = _subject(clause) or antecedent
@@ -2078,8 +2202,9 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
     kind of the action ("`--force-with-lease`" is not a plain force push)."""
     if negative.object and not negative.modifiers and negative.verb == positive.verb:
-        return negative.object != positive.object and command_base(positive.object) == (
-            negative.object
+        return negative.object != positive.object and (
+            command_base(positive.object) == negative.object
+            or negative.object in folders_of(positive.object)
         )
     if negative.object or negative.modifiers or negative.verb not in _OBJECTLESS:
         return False
@@ -2104,6 +2229,33 @@ def command_base(code: str) -> str:
     return "`" + " ".join(words[:first_flag]) + "`"
 
 
+#: folders of a path kept for filing a frame under them: deeper ones name no rule's place
+_FOLDER_DEPTH = 6
+
+
+def folders_of(code: str) -> tuple[str, ...]:
+    """The folders an inline-code path sits in, each as a code span with and without its
+    final slash (`a/b/c.cs`: `a/`, `a`, `a/b/`, `a/b`): a prohibition on a folder ("do not
+    modify anything under `Assets/Plugins/`") covers each file below it ("patch
+    `Assets/Plugins/FMOD/src/RuntimeManager.cs`"). () for code that is no path (a command, a
+    word, a URL)."""
+    if len(code) < 3 or not (code.startswith("`") and code.endswith("`")):
+        return ()
+    path = code[1:-1]
+    if path.startswith("./"):
+        path = path[2:]
+    if not path or any(c in path for c in " :*?\\") or path.startswith(("/", "-", "~")):
+        return ()
+    parts = path.rstrip("/").split("/")
+    out: list[str] = []
+    for depth in range(1, min(len(parts), _FOLDER_DEPTH + 1)):
+        folder = "/".join(parts[:depth])
+        if parts[depth - 1] in ("", ".", ".."):
+            break
+        out += [f"`{folder}/`", f"`{folder}`"]
+    return tuple(out)
+
+
 def _same_place(a: Frame, b: Frame) -> bool:
     """Whether two opposed frames are on one object, or one forbids the whole action."""
     if a.object == b.object:
@@ -2118,7 +2270,7 @@ def _places(frame: Frame) -> tuple[str, ...]:
     branch"."""
     action = frame.via or frame.verb
     base = command_base(frame.object)
-    command = (base,) if base else ()
+    command = ((base,) if base else ()) + folders_of(frame.object)
     if action in _OBJECTLESS:
         return (frame.object, f"@{action}", *command)
     return (frame.object, *command)
