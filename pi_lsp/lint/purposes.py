@@ -69,6 +69,10 @@ _NOT_A_SUBJECT = _word_set(
     "service services package packages app apps project projects repo repository module "
     "modules engine engines crate crates folder directory codebase team code"
 )
+#: words that open an imperative, not a subject ("Always use yarn", "Please use npm")
+_LEADING_ADVERBS = _word_set(
+    "always never only please just also then so and but must should you we instead strictly"
+)
 #: verbs that take the purpose as subject and the value after ("Data access uses EF Core",
 #: "Transactional mail goes out through Postmark", "The report queries through Dapper")
 _SUBJECT_VERBS = _word_set("go goes flow flows query queries use uses run runs happen happens")
@@ -141,6 +145,10 @@ def _subject(sentence: str, start: int) -> str:
         if any(mark in between for mark in ";\u2014\u2013") or len(between) > 60:
             return ""
         subject = [m.group().lower() for m in words[:at]]
+        while subject and subject[0] in _LEADING_ADVERBS:
+            subject = subject[1:]  # "Always use yarn": an imperative, no subject
+        if not subject:
+            return ""
         if subject[0] in _NOT_A_SUBJECT or any(w in _NOT_A_SUBJECT for w in subject[-1:]):
             return ""
         return " ".join(subject)

@@ -214,3 +214,15 @@ def test_hard_negative_without_the_allowance_the_report_still_conflicts() -> Non
         (PKG, "- The monthly statement report queries through Dapper.\n"),
     ]
     assert _rules(chain) == [CONFLICT]
+
+
+def test_an_imperative_adverb_is_no_subject_that_names_a_purpose() -> None:
+    """'Always use yarn for packages' is an imperative: 'Always' is not what yarn is for, so
+    the rule still meets 'Use npm to install packages'."""
+    assert _purpose("Always use yarn for packages.", "yarn", "package-manager") == "packages"
+    assert _rules(
+        [
+            ("/h/agent/AGENTS.md", "# Global\n\n- Always use yarn for packages.\n"),
+            ("/w/ws/AGENTS.md", "# Tools\n\n- Use npm to install packages.\n"),
+        ]
+    ) == [CONFLICT]
