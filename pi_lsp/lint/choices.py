@@ -449,7 +449,7 @@ class _Hit:
     literal: bool = False
 
 
-def _hits(text: str, masked: str | None = None) -> list[_Hit]:
+def _hits(text: str, masked: str | None = None, context: str = "") -> list[_Hit]:
     """Every catalogue value in ``text``, found in one pass (see :mod:`.vocabulary`). A
     naming case takes its subject from the words outside code ("File names are kebab-case
     (`content-type.ts`)" speaks of files, not of the "type" in the code)."""
@@ -468,7 +468,7 @@ def _hits(text: str, masked: str | None = None) -> list[_Hit]:
                 f.claim,
                 f.literal,
             )
-            for f in vocabulary.current().find(text, masked)
+            for f in vocabulary.current().find(text, masked, context)
         ],
     )
 
@@ -724,13 +724,15 @@ def _stance(
     return "prefer"
 
 
-def read_choices(clause: str, masked: str | None = None, folder: str = "") -> list[Choice]:
+def read_choices(
+    clause: str, masked: str | None = None, folder: str = "", context: str = ""
+) -> list[Choice]:
     """The choices one clause makes: those of the catalogue reading
     (:func:`_catalogue_choices`, which documents the arguments) and those that conventions
     and process rules make by their shape (:mod:`.conventions`: "we write them in the past
     tense", "`tsconfig.json` sets `"strict": false`", "Antworte auf Deutsch")."""
     masked = clause if masked is None else masked
-    choices = _catalogue_choices(clause, masked, folder)
+    choices = _catalogue_choices(clause, masked, folder, context)
     return _with_conventions(choices, clause, masked)
 
 
@@ -759,7 +761,9 @@ def _with_conventions(choices: list[Choice], clause: str, masked: str) -> list[C
     return _drop_ambiguous(choices + added)
 
 
-def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "") -> list[Choice]:
+def _catalogue_choices(
+    clause: str, masked: str | None = None, folder: str = "", context: str = ""
+) -> list[Choice]:
     """The choices one clause makes by the catalogue reading.
 
     ``clause`` is plain text (Markdown removed, inline code kept as its content); ``masked``
@@ -767,10 +771,11 @@ def _catalogue_choices(clause: str, masked: str | None = None, folder: str = "")
     that words inside code never count as negations ("npm run build --no-lint") and tool
     names inside code count only as the command itself (`pnpm test`, `uv run pytest`).
     Offsets in the result index ``clause``. ``folder`` is the folder of the file the clause
-    is in: a subject naming it is no partial subject.
+    is in: a subject naming it is no partial subject. ``context`` is the titles of the
+    section the clause is in, where a role's context word may stand instead of the clause.
     """
     masked = clause if masked is None else masked
-    hits = _hits(clause, masked) or _value_named_before_role(clause, masked)
+    hits = _hits(clause, masked, context) or _value_named_before_role(clause, masked)
     if not hits or _SCOPED.match(masked) or masked.rstrip().endswith("?"):
         return []
     if _PLACE_REFERRED.search(masked):

@@ -973,7 +973,9 @@ def _read_sentence(
             limits = bool(languages or condition)
             if limits and (opening is None or (condition and not opening[1])):
                 opening = (languages, condition)
-        for choice in read_choices(clause[body:], masked[c_begin + body : c_end], folder):
+        for choice in read_choices(
+            clause[body:], masked[c_begin + body : c_end], folder, " / ".join(heading[-2:])
+        ):
             shift = c_begin + body
             choices.append(replace(choice, start=choice.start + shift, end=choice.end + shift))
     if not choices:

@@ -486,8 +486,11 @@ class Vocabulary:
         specs = [(_respec(s, dimension), v) for s, v in specs]
         return dimension, specs
 
-    def find(self, text: str, masked: str | None = None) -> list[Found]:
-        """Every value in ``text``, in order; nested hits of one dimension dropped."""
+    def find(self, text: str, masked: str | None = None, context: str = "") -> list[Found]:
+        """Every value in ``text``, in order; nested hits of one dimension dropped. A value
+        whose role asks for a context word finds it in ``text`` or in ``context``, the
+        titles of the section ``text`` is in ("Subject in the imperative mood" under
+        "## Commits")."""
         low = text.lower()
         if len(low) != len(text):  # a letter whose lowercase is longer: keep offsets
             low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
@@ -516,6 +519,11 @@ class Vocabulary:
                 clause_checks[key] = pattern.search(text) is not None
             return clause_checks[key] is want
 
+        def in_context(pattern: re.Pattern[str] | None) -> bool:
+            if holds(pattern, True):
+                return True
+            return bool(context) and pattern is not None and pattern.search(context) is not None
+
         triggered: dict[int, _Spec] = {}
         for word in glued:
             for spec in self._triggers.get(word, ()):
@@ -525,7 +533,7 @@ class Vocabulary:
                 triggered.setdefault(id(spec), spec)
             for path, spec in self._files.get(word, ()):
                 span = _match_file(path, begin, low, masked)
-                if span is None or not (holds(spec.context, True) and holds(spec.unless, False)):
+                if span is None or not (in_context(spec.context) and holds(spec.unless, False)):
                     continue
                 found.append(
                     Found(spec.dimension, spec.name, span[0], span[1], spec.group, True, True)
@@ -535,7 +543,7 @@ class Vocabulary:
                 if span is None:
                     continue
                 spec = alias.spec
-                if not (holds(spec.context, True) and holds(spec.unless, False)):
+                if not (in_context(spec.context) and holds(spec.unless, False)):
                     continue
                 found.append(
                     Found(
@@ -543,7 +551,7 @@ class Vocabulary:
                     )
                 )
         for spec in triggered.values():
-            if not (holds(spec.context, True) and holds(spec.unless, False)):
+            if not (in_context(spec.context) and holds(spec.unless, False)):
                 continue
             versioned = spec.dimension.kind == "floor"
             for pattern in spec.patterns:

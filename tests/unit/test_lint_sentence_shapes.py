@@ -413,3 +413,17 @@ def test_two_file_naming_cases_conflict() -> None:
         "- File names are kebab-case (`content-type.resolver.ts`).\n",
         "- Name new files in PascalCase (`AssetUploader.ts`) to match the class inside.\n",
     ) == ["conflicting-instructions: 0"]
+
+
+def test_a_role_context_word_may_stand_in_the_section_heading() -> None:
+    """Commit tense needs the word "commit" to be about commits; under a "Commits" heading
+    the sentence need not repeat it."""
+    root = "# Project\n\n- Describe what the commit did in past tense.\n"
+    nested = "# Package\n\n## Commits\n\n- Write the subject in the imperative mood.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 4"]
+
+
+def test_a_heading_without_the_context_word_gives_no_context() -> None:
+    root = "# Project\n\n- Describe what the commit did in past tense.\n"
+    nested = "# Package\n\n## Docs\n\n- Write the summary in the imperative mood.\n"
+    assert conflicts(root, nested) == []
