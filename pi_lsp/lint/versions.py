@@ -62,8 +62,14 @@ def constraint_patterns(
     # "22.11.1" is read as the captured prefix, the rest of its parts skipped
     tail = r"(?:\.\d++)*+"
     out = [
-        # Node 18+, PHP 8.2 or newer, Go 1.22 and up, Java 17 at minimum
-        ("floor", rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}{_FLOOR_AFTER}"),
+        # Node 18+, PHP 8.2 or newer, Go 1.22 and up, Java 17 at minimum, Python: 3.11+
+        ("floor", rf"{name}\s*+(?::\s*+)?{_MARKS}{ver}{tail}{_MARKS}{_FLOOR_AFTER}"),
+        # a label naming the floor: "Minimum JDK: 21", "Minimum supported Python: 3.10"
+        (
+            "floor",
+            rf"\bmin(?:imum)?\s++(?:(?:supported|required)\s++)?{_MARKS}{name}{_MARKS}"
+            rf"(?:\s++version)?\s*+:\s*+{_MARKS}{ver}",
+        ),
         # Python >= 3.10, node>=22, PHP version >= 8.2, Node version must be at least 20
         (
             "floor",

@@ -31,6 +31,10 @@ def conflict_dimensions(root: str, child: str) -> list[str]:
         ("Rust 1.78+ (the MSRV).", "Rust 1.78+"),
         ("PostgreSQL 16 or newer in every environment.", "PostgreSQL 16+"),
         ("The Rust version floor is 1.80.", "Rust 1.80+"),
+        # a label naming the floor, or the product as a label before it
+        ("Minimum JDK: 21.", "Java 21+"),
+        ("Minimum supported Python: 3.10", "Python 3.10+"),
+        ("Supported Python: 3.10 and newer.", "Python 3.10+"),
     ],
 )
 def test_a_floor_of_any_product_is_read_without_an_imperative(clause: str, value: str) -> None:
@@ -283,3 +287,9 @@ def test_a_module_kept_on_an_older_release_than_the_root_builds_for_conflicts() 
         "- Every module compiles for Java 21 (toolchain set in `buildSrc`).",
         "- This module sets `<maven.compiler.release>17</maven.compiler.release>`.",
     ) == ["java-version"]
+
+
+def test_a_labelled_floor_meets_a_floor_stated_in_words() -> None:
+    assert conflict_dimensions(
+        "- Requires Python 3.11+.", "- Supported Python: 3.10 and newer."
+    ) == ["python-version"]
