@@ -548,6 +548,34 @@ def _plain_tail(masked: str, first: _Hit, hits: list[_Hit]) -> bool:
     return not any(h.dimension is first.dimension and h.start >= first.end for h in hits)
 
 
+#: the work a tool does, said of it as the subject in the present tense ("Prettier formats
+#: every TS file", "Vite bundles the app", "Renovate opens the update PRs")
+_WORK_AFTER_VALUE = re.compile(
+    r"[\s`*_\x1a]*+(?:(?:also|alone|only)\s++)?(?:formats|lints|bundles|compiles|"
+    r"transpiles|type-checks|typechecks|runs|manages|handles|serves|hosts|stores|"
+    r"sends|tracks|renders|generates|deploys|orchestrates|schedules|processes|caches|queues|"
+    r"indexes|publishes|validates|parses|serializes|mocks|migrates|"
+    r"collects|exports|drives|powers)\b"
+    # a plural noun after the name is no verb: "Vite builds are cached", "Jest runs take long"
+    r"(?!\s++(?:are|were|is|was|have|has|take|took|fail|failed|must|should|can|will|need)\b)",
+    re.IGNORECASE,
+)
+
+
+def _value_does_work(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The value that opens a clause as the subject of the work its role does ("Prettier
+    formats every TS/JS file", "Turborepo runs the builds"): a choice of it, stated as a fact.
+    Only a proper name (not a command or a file), at the very start of the clause."""
+    first = next((h for h in hits if h.start >= start), None)
+    if first is None or first.command or first.numeric or first.claim:
+        return []
+    if re.match(r"[\W_]*+(?:the\s++)?[\W_]*+$", masked[start : first.start], re.I) is None:
+        return []
+    if _WORK_AFTER_VALUE.match(masked, first.end) is None:
+        return []
+    return [first]
+
+
 def _value_before_role(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     """The value of a rule without a verb that names a value and then its role, and at most
     where it holds: "Two-space indentation in Swift files here", "Tab indentation in
@@ -811,6 +839,10 @@ def _catalogue_choices(
         if named:
             directive = True
             hits = named
+    if not directive:
+        working = _value_does_work(masked, body_start, hits)
+        if working:
+            directive, hits = True, working
     if not directive:
         statement = _statement(
             masked[body_start:], folder, True, lambda subject: _names_a_role(subject, hits)

@@ -427,3 +427,38 @@ def test_a_heading_without_the_context_word_gives_no_context() -> None:
     root = "# Project\n\n- Describe what the commit did in past tense.\n"
     nested = "# Package\n\n## Docs\n\n- Write the summary in the imperative mood.\n"
     assert conflicts(root, nested) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Prettier formats every TS/JS/JSON/MD file.", ("formatter", "prettier", "prefer")),
+        ("Vite bundles the app.", ("bundler", "Vite", "prefer")),
+    ],
+)
+def test_a_tool_that_does_its_roles_work_as_the_subject_is_chosen(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in picks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Prettier does not format the generated files.",
+        "Webpack built the old bundle.",
+        "Vite bundles are cached between runs.",
+    ],
+)
+def test_a_tool_named_with_a_negated_past_or_other_subject_work_is_no_choice(text: str) -> None:
+    assert all(stance != "prefer" or value != "Vite" for _, value, stance in picks(text))
+    assert not any(
+        value in ("prettier", "Webpack") and stance == "prefer" for _, value, stance in picks(text)
+    )
+
+
+def test_a_tool_doing_the_work_contradicts_another_tool_of_its_role() -> None:
+    assert conflicts(
+        "- Prettier formats every TS/JS file (`pnpm format`).\n",
+        "- Biome is the formatter and linter for this app.\n",
+    ) == ["conflicting-instructions: 0"]
