@@ -206,6 +206,11 @@ CONFLICTING = [
         "Page and section titles are Title Case to match the dashboard.",
         ("sentence case", "title case"),
     ),
+    (
+        "Open every PR against `main`.",
+        "Base your PRs on `develop`.",
+        ("main", "develop"),
+    ),
     # a subject that names the role's own domain is no scope of it
     (
         "The docs site is built with MkDocs.",
@@ -263,6 +268,7 @@ SILENT = [
     ("Constants are UPPERCASE.", "SQL keywords are written in lowercase."),
     ("Use the debug level sparingly.", "Use `info` level by default."),
     ("Button labels are Title Case.", "Headings use sentence case."),
+    ("Target the main audience first.", "Base your PRs on `develop`."),
     # an article before an ordinary word is no tool ("with the bash version")
     ("Build it with the bash version from Homebrew.", "Use zsh for every script."),
     # OpenTelemetry is what the open backends take in
