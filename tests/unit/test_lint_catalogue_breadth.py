@@ -211,6 +211,11 @@ CONFLICTING = [
         "Base your PRs on `develop`.",
         ("main", "develop"),
     ),
+    (
+        "Strings use single quotes in TS and JS; Prettier enforces it.",
+        "| Setting | Value |\n|---|---|\n| Quotes | double — matches the original source |",
+        ("single quotes", "double quotes"),
+    ),
     # a subject that names the role's own domain is no scope of it
     (
         "The docs site is built with MkDocs.",
@@ -269,6 +274,7 @@ SILENT = [
     ("Use the debug level sparingly.", "Use `info` level by default."),
     ("Button labels are Title Case.", "Headings use sentence case."),
     ("Target the main audience first.", "Base your PRs on `develop`."),
+    ("Quoting rules: double-check every claim.", "Strings use single quotes."),
     # an article before an ordinary word is no tool ("with the bash version")
     ("Build it with the bash version from Homebrew.", "Use zsh for every script."),
     # OpenTelemetry is what the open backends take in
