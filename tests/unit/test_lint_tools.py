@@ -268,3 +268,11 @@ def test_two_search_engines_chosen_by_their_work_conflict() -> None:
         "- Index products into Meilisearch and query it from `search/views.py`.\n",
     )
     assert found and "Meilisearch" in found[0] and "OpenSearch" in found[0]
+
+
+def test_a_php_formatter_named_by_its_vendor_binary_meets_another() -> None:
+    found = conflicting(
+        "- Code style: PSR-12 enforced with `vendor/bin/php-cs-fixer fix`.\n",
+        "- Format with Laravel Pint: `./vendor/bin/pint`.\n",
+    )
+    assert found and "php-cs-fixer" in found[0] and "Laravel Pint" in found[0]
