@@ -86,6 +86,14 @@ def constraint_patterns(
         ),
         # the PHP version floor is 8.3
         ("floor", rf"{name}\s++version\s++(?:floor|minimum)\b[^.;\d\n]{{0,30}}?{_MARKS}{ver}"),
+        # Node.js 20 is the minimum version, Go 1.22 is the lowest we support
+        (
+            "floor",
+            rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:the\s++|our\s++)?"
+            rf"(?:minimum|lowest|oldest|floor)(?:\s++(?:supported|required))?"
+            rf"(?:\s++(?:version|runtime|target))?"
+            rf"(?=\s*+(?:[.;,(:\u2014\u2013]|$|we\s++support|for\b|across\b|in\s++(?:every|all)\b))",
+        ),
         # Deno 1.46 is enough, Go 1.21 is sufficient: the oldest version that still does
         ("floor", rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:enough|sufficient)\b"),
         # minimum deployment target: iOS 16.0, minimum version: Node 20
@@ -138,7 +146,7 @@ def constraint_patterns(
         ),
         (
             "pin",
-            rf"{name}\s++(?:(?:version|toolchain|runtime|sdk|image|compiler)\s++)?"
+            rf"{name}\s++(?:(?:version|toolchain|runtime|sdk|image|compiler|cli|binary)\s++)?"
             rf"(?:is\s++|are\s++)?pinned\s++(?:to|at)\s++{_MARKS}{ver}",
         ),
     ]

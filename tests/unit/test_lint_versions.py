@@ -35,6 +35,8 @@ def conflict_dimensions(root: str, child: str) -> list[str]:
         ("Minimum JDK: 21.", "Java 21+"),
         ("Minimum supported Python: 3.10", "Python 3.10+"),
         ("Supported Python: 3.10 and newer.", "Python 3.10+"),
+        ("Node.js 20 is the minimum version.", "Node.js 20+"),
+        ("Go 1.22 is the minimum supported version.", "Go 1.22+"),
     ],
 )
 def test_a_floor_of_any_product_is_read_without_an_imperative(clause: str, value: str) -> None:
@@ -166,6 +168,7 @@ def test_forms_of_more_runtimes_and_platforms_are_read(clause: str, value: str) 
         "Node 20 reached end of life last year.",
         "It works on 18 but we develop on Node 20.",
         "Zig 0.12 shipped a new build system last spring.",
+        "Node 18 is the lowest LTS still in support upstream.",
     ],
 )
 def test_a_runtime_mentioned_in_narrative_is_no_constraint(clause: str) -> None:
@@ -293,3 +296,9 @@ def test_a_labelled_floor_meets_a_floor_stated_in_words() -> None:
     assert conflict_dimensions(
         "- Requires Python 3.11+.", "- Supported Python: 3.10 and newer."
     ) == ["python-version"]
+
+
+def test_a_cli_pinned_to_a_version_is_a_pin() -> None:
+    assert "Terraform 1.5.7" in picks(
+        "The Terraform CLI is pinned to 1.5.7 in `.terraform-version`."
+    )
