@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import islice
 
 from pi_lsp.lint import vocabulary
 
@@ -46,8 +47,12 @@ _PURPOSE_REACH = 4
 _PURPOSE_WORDS = 6
 #: how long a subject or a label may be (in words)
 _SUBJECT_WORDS = 6
-#: words of a sentence read for a purpose it names
+#: words of a sentence read for a purpose it names, and for a word that makes a rule cover
+#: everything ("all email")
 _SENTENCE_WORDS = 40
+_UNIVERSAL_WORDS = 80
+#: how far into a sentence a value may stand and still have a subject before its verb
+_SUBJECT_REACH = 320
 _LABEL = re.compile(r"^[^\w]*+([^:\n]{1,40}+):\s")
 
 #: words that end a purpose phrase: a reason, a condition, a means
@@ -92,8 +97,11 @@ _FILLER = _word_set(
 )
 
 
-def _words(text: str) -> list[re.Match[str]]:
-    return list(_WORD.finditer(text))
+def _words(text: str, limit: int | None = None) -> list[re.Match[str]]:
+    """The words of ``text``; with ``limit``, only the first ``limit`` of them, read no
+    further (every choice of a sentence asks, so a whole long sentence each time would be
+    quadratic in it)."""
+    return list(islice(_WORD.finditer(text), limit))
 
 
 def _trailing(sentence: str, end: int) -> str:
@@ -126,6 +134,8 @@ def _subject(sentence: str, start: int) -> str:
     """The subject a sentence states a value for: the words before its verb ("Marketing
     newsletters are sent from Mailchimp"), when the value comes after the verb in the same
     clause."""
+    if start > _SUBJECT_REACH:
+        return ""  # a subject of at most six words and a verb stand near the value
     words = _words(sentence[:start])
     for at, match in enumerate(words[: _SUBJECT_WORDS + 1]):
         word = match.group().lower()
@@ -179,7 +189,7 @@ def purpose_of(
     subject = "" if label else _subject(sentence, start)
     if label or trailing:
         return " ".join(part for part in (label or subject, trailing) if part)
-    words = [m.group().lower() for m in _words(sentence)]
+    words = [m.group().lower() for m in _words(sentence, _UNIVERSAL_WORDS)]
     if any(w in _UNIVERSAL for w in words):
         # "Send all email through Postmark": a rule for everything the role does
         return ""

@@ -218,7 +218,7 @@ _BUILT_FOR_BEFORE = re.compile(
     r"\b(?:compiles?|compiled|builds?|built)\s++for\s++[*_`\"'\x1a]{0,3}$", re.IGNORECASE
 )
 _LIST_AFTER = re.compile(
-    r"(?:\.\d++)*+[*_`\"'\x1a]{0,3}\s*+(?:,|/|-|\u2013|\+|to\b|through\b|and\b|or\b)",
+    r"(?<!\s)(?:\.\d++)*+[*_`\"'\x1a]{0,3}\s*+(?:,|/|-|\u2013|\+|to\b|through\b|and\b|or\b)",
     re.IGNORECASE,
 )
 #: how far before a version :func:`is_requirement` looks for a condition word
