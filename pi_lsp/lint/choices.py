@@ -549,10 +549,11 @@ def _plain_tail(masked: str, first: _Hit, hits: list[_Hit]) -> bool:
 
 
 #: the work a tool does, said of it as the subject in the present tense ("Prettier formats
-#: every TS file", "Vite bundles the app", "Renovate opens the update PRs")
+#: every TS file", "Vite bundles the app"); not "runs", which says how or where it runs
+#: ("Prettier runs with `printWidth: 110`", "`pnpm install` runs in CI")
 _WORK_AFTER_VALUE = re.compile(
     r"[\s`*_\x1a]*+(?:(?:also|alone|only)\s++)?(?:formats|lints|bundles|compiles|"
-    r"transpiles|type-checks|typechecks|runs|manages|handles|serves|hosts|stores|"
+    r"transpiles|type-checks|typechecks|manages|handles|serves|hosts|stores|"
     r"sends|tracks|renders|generates|deploys|orchestrates|schedules|processes|caches|queues|"
     r"indexes|publishes|validates|parses|serializes|mocks|migrates|"
     r"collects|exports|drives|powers)\b"
