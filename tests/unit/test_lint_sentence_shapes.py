@@ -451,10 +451,8 @@ def test_a_tool_that_does_its_roles_work_as_the_subject_is_chosen(
     ],
 )
 def test_a_tool_named_with_a_negated_past_or_other_subject_work_is_no_choice(text: str) -> None:
-    assert all(stance != "prefer" or value != "Vite" for _, value, stance in picks(text))
-    assert not any(
-        value in ("prettier", "Webpack") and stance == "prefer" for _, value, stance in picks(text)
-    )
+    # no tool chosen at all: a check by value name would miss a catalogue name's own casing
+    assert not any(stance == "prefer" for _, _, stance in picks(text))
 
 
 def test_a_tool_doing_the_work_contradicts_another_tool_of_its_role() -> None:
