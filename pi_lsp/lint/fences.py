@@ -10,8 +10,10 @@ A context file often gives its commands as a fenced block rather than in a sente
 
 The fence is the rest of the instruction: the lead ("… with:", "Run:", "To build the site,
 run:") is an imperative or a "with:"/"using:" lead ending in a colon, and the fence follows it
-directly. A fence with no lead (right under a heading, after a description) stays code: it
-may show anything. Each command line
+directly. A heading that names the work of developing the project ("Getting started", "Build
+and test", "Commands", "Local development") leads a fence right under it the same way: the
+section is the how-to. A fence with no lead (under another heading, after a description)
+stays code: it may show anything. Each command line
 chooses the tools its command names at its head (`npm ci` → npm, `uv run mkdocs serve` → uv
 and MkDocs, `helm upgrade …` → Helm), never a word in an argument or a comment. A fence that
 is not a shell fence (YAML, JSON, Python …), one after a lead that introduces an example
@@ -76,6 +78,37 @@ _INSTALLS_NAMED = re.compile(r"^\S++\s++(?:install|add|i|get)\s++[^\s.\-$]", re.
 _SEPARATOR = re.compile(r"&&|\|\||[;|]")
 #: a comment at the end of a command line: a "#" after a blank
 _COMMENT = re.compile(r"\s#.*$")
+
+
+#: a heading whose section is how to work on the project: a fence right under it holds the
+#: commands to run ("## Getting started", "## Build and test", "### Local development").
+#: Not "Usage" or "Examples": those show a product's commands to its users
+_HOW_TO_HEADING = re.compile(
+    r"(?:(?:local|dev|development|developer|project|environment|initial|first-time|quick|"
+    r"common|useful|everyday|day-to-day|daily)\s++)?"
+    r"(?:getting started|get started|set ?up|setting up|install(?:ation|ing)?|"
+    r"build(?:ing)?(?:\s*+(?:and|&|/|,)\s*+(?:test(?:ing)?|run(?:ning)?))?|"
+    r"test(?:s|ing)?|run(?:ning)? (?:the )?tests|commands?|development|developing|"
+    r"run(?:ning)?(?: it)?(?: locally)?|quick ?start|workflow|"
+    r"lint(?:ing)?(?:\s*+(?:and|&|/|,)\s*+format(?:ting)?)?|format(?:ting)?|scripts|"
+    r"tasks|toolchain|checks|dev loop|preview(?:ing)?|deploy(?:ing|ment)?|"
+    r"how to (?:build|test|run|preview|deploy))"
+    r"(?:\s++(?:commands|steps|instructions|workflow|setup))?",
+    re.IGNORECASE,
+)
+
+
+def heading_leads_commands(title: str) -> bool:
+    """Whether a heading's section is how to work on the project, so that a shell fence right
+    under it holds the commands to run (see the module's docstring). Numbering, marks and
+    emphasis around the title's words do not count ("2. Commands", "**Setup:**")."""
+    words = title[:100]
+    start, end = 0, len(words)
+    while start < end and not words[start].isalpha():
+        start += 1
+    while end > start and not words[end - 1].isalnum():
+        end -= 1
+    return _HOW_TO_HEADING.fullmatch(" ".join(words[start:end].split())) is not None
 
 
 def is_shell_fence(info: str) -> bool:

@@ -47,7 +47,13 @@ from markdown_it.token import Token
 from pi_lsp.lint import cues, vocabulary
 from pi_lsp.lint.blocks import Chunk, chunk_starts, closes_fence, html_terminator
 from pi_lsp.lint.choices import CODE_MASK, Choice, is_directive, read_choices
-from pi_lsp.lint.fences import command_lines, fence_choices, is_shell_fence, leads_commands
+from pi_lsp.lint.fences import (
+    command_lines,
+    fence_choices,
+    heading_leads_commands,
+    is_shell_fence,
+    leads_commands,
+)
 from pi_lsp.lint.frames import Frame, command_frames, frames_of
 from pi_lsp.lint.purposes import purpose_of
 from pi_lsp.lint.scopes import EVERYWHERE, Scope, opening_scope, scope_for
@@ -531,13 +537,14 @@ _SCOPE_HEADER = re.compile(
 _KEY_HEADER = re.compile(
     r"^(?:key|setting|settings|option|options|name|item|topic|what|area|concern|category|"
     r"aspect|parameter|property|field|purpose|task|dimension|config|configuration|"
-    r"convention|rule|limit|tool|tooling)$",
+    r"convention|rule|limit|tool|tooling|style|step|action)$",
     re.I,
 )
 _VALUE_HEADER = re.compile(
     r"^(?:value|values|choice|tool|tools|standard|default|setting|version|we use|"
     r"answer|decision|policy|convention|limit|requirement|required|current|preferred|"
-    r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product)$",
+    r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product|"
+    r"commands?|how to run|invocation|run)$",
     re.I,
 )
 
@@ -627,10 +634,11 @@ class _Extractor:
         #: an override declared earlier in the paragraph or list item being read
         self.block_override = False
         self.skip_next_block = False
-        #: the lead of a fence that would follow now (its block level, its sentence and its
-        #: line; a line of an earlier chunk counts back from this chunk's first line), see
-        #: :mod:`pi_lsp.lint.fences`; ``None``: no fence is introduced
-        self.fence_lead: tuple[int, str, int] | None = None
+        #: the lead of a fence that would follow now (its block level, its sentence, its line
+        #: — a line of an earlier chunk counts back from this chunk's first line — and
+        #: whether it is a heading), see :mod:`pi_lsp.lint.fences`; ``None``: no fence is
+        #: introduced
+        self.fence_lead: tuple[int, str, int, bool] | None = None
         #: the text read last ended inside a top-level list, on a line of it (a chunk cut
         #: between two items, see :class:`~pi_lsp.lint.blocks._TightList`): a list that opens
         #: the next text is the same list going on; ``skipping_list``: that list was being
@@ -658,7 +666,7 @@ class _Extractor:
             token = tokens[index]
             if token.type == "heading_open":
                 self._heading(token, tokens[index + 1])
-                self.fence_lead = None
+                self.fence_lead = self._heading_lead(token, tokens[index + 1])
                 skip_level = None
                 skip_next_block = False
                 index += 3
@@ -707,8 +715,8 @@ class _Extractor:
         )
         self.skipping_list = self.list_goes_on and skipped_until == len(tokens) - 1
         if self.fence_lead is not None:  # the next chunk counts its lines from 0
-            level, sentence, line = self.fence_lead
-            self.fence_lead = (level, sentence, line - len(self.lines))
+            level, sentence, line, heading = self.fence_lead
+            self.fence_lead = (level, sentence, line - len(self.lines), heading)
         return self.out
 
     def _check_time(self) -> None:
@@ -724,6 +732,13 @@ class _Extractor:
         self.section_override = any(
             _OVERRIDE_HEADING.search(title) or _OVERRIDE.search(title) for _, title in self.headings
         )
+
+    def _heading_lead(self, token: Token, inline: Token) -> tuple[int, str, int, bool] | None:
+        """The heading as the lead of a fence right under it, when its section is how to
+        work on the project (:func:`~pi_lsp.lint.fences.heading_leads_commands`)."""
+        if token.map is None or not heading_leads_commands(inline.content):
+            return None
+        return (token.level, inline.content, token.map[0], True)
 
     def _in_example_section(self) -> bool:
         """Whether the current section is example material: a heading that names examples,
@@ -812,9 +827,11 @@ class _Extractor:
         lead = self.fence_lead
         if lead is None or token.map is None or not is_shell_fence(token.info):
             return
-        level, sentence, lead_line = lead
+        level, sentence, lead_line, under_heading = lead
         if level != token.level:
             return
+        if under_heading:  # the commands are the fence's own: the range starts at them
+            lead_line = token.map[0] + 1
         choices = tuple(fence_choices(token.content))
         frames = command_frames(line for _, line in command_lines(token.content))
         if not choices and not frames:
@@ -863,7 +880,7 @@ class _Extractor:
             lead = readable[last[0] : last[1]]
             if opening_scope(lead, os.path.dirname(self.path)) is None:
                 line, _ = locator.position(plain.origin[last[0]])
-                self.fence_lead = (token.level - 1, lead, line)
+                self.fence_lead = (token.level - 1, lead, line, False)
         if token.level > 1:  # an override inside a list item covers that item only
             self.section_override = section_override
         return False

@@ -51,14 +51,60 @@ def test_a_fence_with_prompts_reads_only_its_command_lines() -> None:
 
 
 def test_a_fence_without_an_instruction_lead_chooses_nothing() -> None:
-    # right under a heading, after a description, after an example lead, after a condition
-    assert chosen("## Setup\n\n```bash\nyarn install\n```\n") == set()
+    # under a heading that is no how-to, after a description, after an example lead, after a
+    # condition
+    assert chosen("## Usage\n\n```bash\nyarn install\n```\n") == set()
+    assert chosen("## Architecture\n\n```bash\nyarn install\n```\n") == set()
+    assert chosen("## Setup\n\nThe old way was:\n\n```bash\nyarn install\n```\n") == set()
     assert chosen("What new readers paste into a shell:\n\n```sh\nyarn install\n```\n") == set()
     assert chosen("For example:\n\n```sh\nyarn install\n```\n") == set()
     assert chosen("If the cache is corrupted, run:\n\n```sh\nyarn install\n```\n") == set()
     # a paragraph between the lead and the fence: the fence is no longer introduced
     text = "Install it with:\n\nIt takes a minute.\n\n```sh\nyarn install\n```\n"
     assert chosen(text) == set()
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "## Setup",
+        "## Getting started",
+        "### Build and test",
+        "## Local development",
+        "## 2. Commands",
+        "## Running tests",
+        "## Dev setup",
+        "## Local preview",
+    ],
+)
+def test_a_fence_right_under_a_how_to_heading_chooses_its_commands_tools(heading: str) -> None:
+    # the section is how to work on the project: its commands are the ones to run
+    text = f"{heading}\n\n```bash\nyarn install\nyarn dev\n```\n"
+    assert ("package-manager", "yarn") in chosen(text)
+
+
+def test_a_fence_under_a_how_to_heading_is_read_only_as_commands() -> None:
+    # not a shell fence, an example subsection, alternatives, a list in between
+    assert chosen("## Setup\n\n```yaml\nrun: yarn install\n```\n") == set()
+    assert chosen("## Setup\n\n### Examples\n\n```bash\nyarn install\n```\n") == set()
+    assert chosen("## Getting started\n\n```sh\nnpm ci\npnpm install\n```\n") == set()
+    assert chosen("## Build\n\n- Ask first.\n\n```sh\nyarn build\n```\n") == set()
+
+
+def test_a_how_to_fence_is_reported_at_its_commands() -> None:
+    root = "- Always use pnpm in this monorepo.\n"
+    nested = "# web\n\nThe shop.\n\n## Getting started\n\n```\nnpm install\nnpm run dev\n```\n"
+    files = [("/r/AGENTS.md", root), ("/r/pkg/AGENTS.md", nested)]
+    found = [f for f in find_conflicts(files) if f.rule == "conflicting-instructions"]
+    assert len(found) == 1
+    assert found[0].where.start_line == 7  # the first command, not the heading (0-based)
+
+
+def test_a_commands_table_chooses_the_tools_of_its_commands() -> None:
+    text = "| Task | Command |\n|---|---|\n| Test | `cargo nextest run --workspace` |\n"
+    assert ("test-runner", "nextest") in chosen(text)
+    text = "| Style | Setting |\n|---|---|\n| Semicolons | always |\n| Quotes | single |\n"
+    assert chosen(text) == {("semicolons", "semicolons"), ("quotes", "single quotes")}
 
 
 def test_a_fence_that_is_not_shell_or_installs_a_named_package_chooses_nothing() -> None:
