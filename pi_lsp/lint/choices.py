@@ -253,7 +253,8 @@ _FACT = re.compile(
     r"tracks?|reports?|serves?|renders?|routes?|syncs?|depends?|persists?|queues?|pulls?|"
     r"pushes?|push|streams?|emits?|authenticates?|deploy|ship|host|run|talk|connect|sync|"
     r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve)"
-    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at)"
+    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at|"
+    r"(?=next\s++to\b|beside\b))"
     # a verb with its object before the tool ("billing enqueues its jobs with Exq", "runs log
     # metrics and artifacts to W&B"): one to three plain words, no negation
     rf"|{_FACT_OBJECT_VERBS}\s++{_FACT_OBJECT}(?:with|via|through|using|to)"

@@ -466,18 +466,21 @@ _DASH_COMMAND = re.compile(r"^[^\w\x1a]*+\x1a++\s*+$")
 
 #: what joins two independent clauses: a semicolon, a spaced dash, and ", so" before an
 #: imperative that follows from what came before ("analysts read these in Looker, so write
-#: SQL keywords in uppercase here")
+#: SQL keywords in uppercase here") or before a statement of its own
 _CLAUSE_BREAK = re.compile(
     r";\s+|\s[—–]\s|\s--\s|,\s++so\s++(?=(?:always\s++|never\s++|please\s++)?"
     r"(?:use|write|run|keep|put|add|set|prefer|avoid|do\s++not|don'?t|call|make|pin|name|"
-    r"format|send|store|log|test|build|install|deploy)\b)",
+    r"format|send|store|log|test|build|install|deploy)\b|"
+    # or a statement of its own about a thing it names ("…, so the module's minSdk is 24");
+    # not "so this …", which speaks of what the clause before named
+    r"(?:the|our|each|every|all)\s)",
     re.IGNORECASE,
 )
 
 
 def _clauses(text: str, masked: str = "") -> list[tuple[int, int]]:
     """Split a sentence at semicolons and dashes that join independent clauses, and at ", so"
-    before an imperative; a dash after
+    before an imperative or a statement of its own; a dash after
     a short label without code ("Formatter — Ruff") or after a command alone ("`make test` —
     runs the suite") is a label's, not a clause break."""
     spans: list[tuple[int, int]] = []

@@ -216,6 +216,18 @@ CONFLICTING = [
         "| Setting | Value |\n|---|---|\n| Quotes | double — matches the original source |",
         ("single quotes", "double quotes"),
     ),
+    # where tests live is one layout choice in every ecosystem
+    (
+        "Tests sit next to the code they test (`Button.test.tsx` beside `Button.tsx`).",
+        "All tests go in `__tests__/` at the package root.",
+        ("next to the code", "__tests__"),
+    ),
+    # ", so" before a statement of its own about the thing it names
+    (
+        "`minSdk = 26` for every module.",
+        "The scanner supports devices down to API 24, so the module's minSdk is 24.",
+        ("26", "24"),
+    ),
     # a subject that names the role's own domain is no scope of it
     (
         "The docs site is built with MkDocs.",
@@ -284,6 +296,9 @@ SILENT = [
     ),
     # ... but one that names a part of the project still is a scope of other roles
     ("The docs site uses npm.", "The project uses pnpm."),
+    # two spellings of one layout; a clause after ", so this" speaks of what came before
+    ("Tests sit next to the code they test.", "Keep each `*.test.ts` beside its source file."),
+    ("Tests live next to the code.", "The importer was slow, so the fixtures sit under `tests/`."),
 ]
 
 
