@@ -154,7 +154,8 @@ _PROJECT_CLAUSE = re.compile(_PROJECT_OPENING, re.IGNORECASE)
 _MODAL_DIRECTIVE = re.compile(
     r"\b(?:must|should|always|need to|have to|has to|required to|make sure to|be sure to)\s+"
     r"(?:only\s+|always\s+)?(?:be\s+)?(?:use|run|written|formatted|indented|managed|installed|"
-    r"tested|kept|wrapped|limited|prefer|write|format|indent|respond|reply|answer|stay)\w*\b"
+    r"tested|kept|wrapped|limited|prefer|write|format|indent|respond|reply|answer|stay|"
+    r"have|include|carry|contain)\w*\b"
     r"|\b(?:we|this (?:repo(?:sitory)?|project|package|codebase|monorepo|workspace)) "
     r"(?:use|uses|prefer|prefers|standardi[sz]e on|standardi[sz]es on)\b"
     r"|\bis (?:our|the) (?:package manager|test runner|formatter)\b"
@@ -220,7 +221,7 @@ _STATEMENT = re.compile(
     r"configured|set|done|run|enforced|restricted)\b|"
     r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
     r"follows?|go(?:es)?\s++(?:through|via)|comes?\s++(?:in\s++)?(?:from|through|via)|"
-    r"targets?|requires?|"
+    r"targets?|requires?|needs?|"
     r"(?:starts?|begins?|opens?)\s++with|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",

@@ -222,6 +222,17 @@ CONFLICTING = [
         "All tests go in `__tests__/` at the package root.",
         ("next to the code", "__tests__"),
     ),
+    # a requirement to have a thing, stated with "needs" or "must have"
+    (
+        "Commits here are generated: don't add `Signed-off-by` trailers to them.",
+        "Every commit needs a DCO sign-off (`git commit -s`).",
+        ("DCO sign-off", "DCO sign-off"),
+    ),
+    (
+        "Releases are cut by release-please; no changeset files.",
+        "Every user-facing change must have a changeset (`pnpm changeset`).",
+        ("changeset", "changeset"),
+    ),
     # ", so" before a statement of its own about the thing it names
     (
         "`minSdk = 26` for every module.",
@@ -296,6 +307,9 @@ SILENT = [
     ),
     # ... but one that names a part of the project still is a scope of other roles
     ("The docs site uses npm.", "The project uses pnpm."),
+    # a need under a condition, or asked about, is no requirement
+    ("Don't add `Signed-off-by` trailers.", "If a commit needs a DCO sign-off, the bot adds it."),
+    ("Don't add `Signed-off-by` trailers.", "Does every commit need a DCO sign-off?"),
     # two spellings of one layout; a clause after ", so this" speaks of what came before
     ("Tests sit next to the code they test.", "Keep each `*.test.ts` beside its source file."),
     ("Tests live next to the code.", "The importer was slow, so the fixtures sit under `tests/`."),
