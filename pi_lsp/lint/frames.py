@@ -278,6 +278,10 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
     ),
     "schema": ("schema", "database schema", "db schema"),
     "remote": ("remote", "origin", "upstream", "remote repository"),
+    #: a suite of tests is the suite: "the whole suite" is "the complete test suite"
+    "suite": ("suite", "test suite", "testsuite"),
+    #: modifiers that say all of a thing: "the whole suite", "the full test suite"
+    "whole": ("whole", "complete", "full", "entire"),
     "env-var": ("env var", "environment variable"),
     "flag": ("flag", "feature flag", "feature toggle", "toggle", "flag value"),
 }
@@ -942,6 +946,8 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             break  # "commit with `--no-verify` to save time": a purpose, not a target
         if word in ("and", "then") and (current or phrases) and _next_verb(words, k + 1):
             break  # "push your branch and open a PR": another action, not an object
+        if word == "not" and k > 0 and words[k - 1] == "," and (current or phrases):
+            break  # "run the full suite, not only the tests you touched": what it is not
         if word in _PREPOSITIONS:
             close()
             role = _PREPOSITIONS[word]
@@ -2187,6 +2193,7 @@ def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | Non
     if scoped:
         # "never use tabs" / "use tabs in Makefiles": an exception for one place, maybe meant
         reasons.append("the always side is scoped: " + ", ".join(scoped[:6]))
+    here = here | _agent_place(negative, positive)
     if not negative.qualifiers - here <= positive.qualifiers:
         only = sorted(negative.qualifiers - here - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))
@@ -2194,6 +2201,27 @@ def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | Non
     if modal is not None:
         reasons.append(modal)
     return "; ".join(reasons) or None
+
+
+#: words of the place the agent itself works ("on your machine", "locally"), and of places
+#: that are not it ("in CI", "on the build server")
+_AGENT_PLACES = ("machine", "laptop", "workstation", "computer", "locally", "local")
+_ELSEWHERE = ("ci", "pipeline", "server", "runner", "cloud", "remote", "remotely", "cluster")
+
+
+@lru_cache(maxsize=1)
+def _place_words() -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(lemma(w) for w in _AGENT_PLACES), frozenset(lemma(w) for w in _ELSEWHERE)
+
+
+def _agent_place(negative: Frame, positive: Frame) -> frozenset[str]:
+    """The words of the prohibition that name where the agent works ("do not run the whole
+    suite on your machine"): a requirement that names no other place is done there too
+    ("run the complete suite before every commit"), one that does is not ("… in CI")."""
+    own, elsewhere = _place_words()
+    if positive.qualifiers & elsewhere or positive.modifiers & elsewhere:
+        return frozenset()
+    return negative.qualifiers & own
 
 
 def _covers(negative: Frame, positive: Frame) -> bool:
