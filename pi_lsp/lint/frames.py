@@ -1060,6 +1060,7 @@ _APPROVAL = frozenset(
 #: words between a gating word and the approval it names ("without explicit written approval")
 _APPROVAL_FILLER = frozenset(
     {"a", "an", "the", "explicit", "prior", "written", "human", "maintainer", "their", "your"}
+    | {"my", "our"}
 )
 #: participles after "unless" / "if" / "when" that make an action wait for a request
 _REQUESTED = frozenset(
@@ -1566,6 +1567,12 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             gate = gate or "unasked"
             k += free
             continue
+        chosen = _chosen(words, k)
+        if chosen:
+            # "add whatever packages you need": allowed, never a gate on a prohibition
+            gate = gate or "chosen"
+            k += chosen
+            continue
         if word not in _GATE_OPENERS:
             out.append(word)
             k += 1
@@ -1625,6 +1632,8 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
 _CONSULTING = frozenset({"checking", "consulting", "talking", "confirming"})
 #: what follows "whenever you …" / "as often as you …" when it says no one need be asked
 _WISHES = frozenset({"want", "like", "wish", "need", "see"})
+#: words before "… you need" that leave the choice to the agent ("whatever packages you need")
+_CHOSEN = frozenset({"whatever", "whichever", "any"})
 
 
 def _ends_request(words: list[str], at: int) -> bool:
@@ -1657,6 +1666,15 @@ def _freely(words: list[str], at: int) -> int:
     lead = 0
     if words[at : at + 3] == ["no", "need", "to"] and words[at + 3 : at + 4] in _ASK_WORDS:
         lead = 4
+    elif word == "no":
+        # "no sign-off required", "no approval is needed"
+        end = at + 1
+        while end < len(words) and end - at < 4 and words[end] in _APPROVAL_FILLER:
+            end += 1
+        if end < len(words) and words[end] in _APPROVAL and words[end] != "asking":
+            end += 1 + (words[end + 1 : end + 2] == ["is"])
+            if words[end : end + 1] and words[end] in _NEEDED:
+                lead = end + 1 - at
     elif words[at : at + 3] == ["do", "not", "bother"]:
         # "don't bother asking", "do not bother to ask first"
         if words[at + 3 : at + 4] in _ASKING_WORDS:
@@ -1669,6 +1687,22 @@ def _freely(words: list[str], at: int) -> int:
             end += 1
         return end - at
     return 0
+
+
+#: what "no sign-off …" ends on when it says none is needed
+_NEEDED = frozenset({"required", "needed", "necessary"})
+def _chosen(words: list[str], at: int) -> int:
+    """How many words at ``words[at]`` leave an action to the agent's own choice ("whatever
+    packages you need", "any library you want", "as you see fit"), or 0."""
+    word = words[at]
+    wish = at + 2 if words[at : at + 2] == ["as", "you"] else at + 1 if word == "you" else 0
+    chosen = word == "as" or any(w in _CHOSEN for w in words[max(0, at - 4) : at])
+    if not (wish and chosen and words[wish : wish + 1] and words[wish] in _WISHES):
+        return 0
+    end = wish + 1
+    while end < len(words) and end - wish <= 2 and words[end] in ("them", "it", "fit"):
+        end += 1
+    return end - at
 
 
 _ASK_WORDS = (["ask"], ["check"], ["wait"])
@@ -1689,7 +1723,7 @@ def _gated(frame: Frame, gate: str) -> Frame:
     if gate == "gate" or (gate == "unasked" and frame.modality == PROHIBIT):
         # "never push without approval", "push only with approval": allowed once approved
         return replace(frame, positive=False, modality=GATED, unasked=False)
-    if gate == "unasked" and frame.modality in (REQUIRE, PERMIT):
+    if gate in ("unasked", "chosen") and frame.modality in (REQUIRE, PERMIT):
         return replace(frame, unasked=True)
     return frame
 
@@ -1756,6 +1790,8 @@ def _main_frames(
         return []
     if verb_word in _NOT_VERBS or verb_word in _PREPOSITIONS or verb_word in _NEUTRAL:
         return []
+    if verb_word.startswith("`") and not reading.passive:
+        return _command_verb_frames(mode, verb_word, rest[k + 1 :], qualifiers, conditional, scope)
     if not verb_word[0].isalpha():
         return []
     verbs: list[str] = []
@@ -1805,6 +1841,27 @@ def _main_frames(
         for verb in list(dict.fromkeys(verbs))[:_MAX_EACH]
         for frame in _frames(mode, verb, phrases, quals, conditional, scope)
     ] + more
+
+
+def _command_verb_frames(
+    mode: tuple[bool, str, bool],
+    code: str,
+    after: list[str],
+    qualifiers: list[str],
+    conditional: bool,
+    scope: frozenset[str],
+) -> list[Frame]:
+    """The frames of a command used as the verb of its argument ("`pnpm add` it", "`cargo
+    add` the crate"): running the command on it, when that names an agent action
+    (:data:`_COMMANDS`)."""
+    if not after or after[0] in _PREPOSITIONS or not after[0][0].isalpha():
+        return []
+    argument = f"{code[:-1]} {after[0]}`"
+    if _command("run", argument) is None:
+        return []
+    phrases = [("", _Phrase(argument, [])), *_noun_phrases(after[1:])]
+    quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
+    return _frames(mode, "run", phrases, quals, conditional, scope)
 
 
 #: verbs of "work offline", "stay offline": the agent is to reach no network

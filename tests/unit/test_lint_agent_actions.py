@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.lint.conflicts import CONFLICT, find_conflicts
-from pi_lsp.lint.frames import frames_of
+from pi_lsp.lint.frames import Frame
+from pi_lsp.lint.instructions import extract_instructions
+
+
+def _frames(text: str) -> tuple[Frame, ...]:
+    (instruction,) = extract_instructions("/w/AGENTS.md", f"- {text}\n")
+    return instruction.frames
 
 
 def _chain(earlier: str, later: str) -> list[tuple[str, str]]:
@@ -26,6 +32,19 @@ MEETING = [
     ),
     ("Never run the entire test suite.", "Run the full suite before you push."),
     ("Never run the full test suite locally.", "Always run the whole suite before committing."),
+    # what the agent may do as it sees fit, or with no sign-off, against a gate on it
+    (
+        "Do not add, remove or upgrade dependencies without asking first.",
+        "Add whatever packages you need with `pnpm add`; the maintainers review the lockfile.",
+    ),
+    ("Ask before adding dependencies.", "Install any library you want."),
+    ("Adding dependencies needs my approval first.", "Add packages as you need them."),
+    # a command used as the verb of its argument, and "no sign-off required" after it
+    (
+        "Adding or upgrading dependencies needs my approval first: propose the change, then wait.",
+        "Go ahead and `pnpm add` it — no sign-off required for UI-only packages.",
+    ),
+    ("Never add packages without our approval.", "Add a package, no approval is needed."),
 ]
 
 
@@ -45,6 +64,15 @@ NEAR_MISSES = [
     ("Never run the whole suite.", "Run the smoke suite before you push."),
     # a prohibition elsewhere than the agent's machine
     ("Never run the full suite in CI.", "Run the whole suite before committing."),
+    # a gate against the action done once asked, or asked for without saying it needs no one
+    ("Ask before adding dependencies.", "Add dependencies after asking."),
+    ("Adding dependencies needs my approval first.", "Add the packages you need to the lockfile."),
+    ("Do not add dependencies without asking first.", "Add the packages you need."),
+    # a permission and a requirement of the same action
+    ("You may add dependencies freely.", "Add whatever packages you need."),
+    # no sign-off for another action, a command that names no agent action
+    ("Adding dependencies needs my approval first.", "Fix typos in docs; no sign-off required."),
+    ("Never add dependencies without approval.", "Go ahead and `make` it; no review needed."),
 ]
 
 
@@ -53,7 +81,18 @@ def test_near_misses_of_one_agent_action_stay_silent(earlier: str, later: str) -
     assert _conflicts(earlier, later) == []
 
 
+def test_the_agents_own_choice_needs_no_approval() -> None:
+    (chosen,) = _frames("Install any library you want.")
+    assert (chosen.verb, chosen.object, chosen.unasked) == ("add", "dependency", True)
+    (needed,) = _frames("Add the packages you need.")
+    assert not needed.unasked
+    (command,) = _frames("Go ahead and `pnpm add` it — no sign-off required.")
+    assert (command.verb, command.object, command.unasked) == ("add", "dependency", True)
+    (gate,) = _frames("Upgrading dependencies needs my approval first.")
+    assert (gate.verb, gate.object, gate.modality) == ("update", "dependency", "gated")
+
+
 def test_what_comes_after_comma_not_is_no_qualifier() -> None:
-    (frame,) = frames_of("Always run the complete test suite, not only the tests you touched.")
+    (frame,) = _frames("Always run the complete test suite, not only the tests you touched.")
     assert (frame.verb, frame.object, frame.modifiers) == ("run", "suite", frozenset({"whole"}))
     assert frame.qualifiers == frozenset()
