@@ -1691,6 +1691,8 @@ def _freely(words: list[str], at: int) -> int:
 
 #: what "no sign-off …" ends on when it says none is needed
 _NEEDED = frozenset({"required", "needed", "necessary"})
+
+
 def _chosen(words: list[str], at: int) -> int:
     """How many words at ``words[at]`` leave an action to the agent's own choice ("whatever
     packages you need", "any library you want", "as you see fit"), or 0."""
