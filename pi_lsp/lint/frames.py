@@ -285,6 +285,8 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
     "env-var": ("env var", "environment variable"),
     "flag": ("flag", "feature flag", "feature toggle", "toggle", "flag value"),
 }
+#: verbs whose object takes what it has along ("commit notebooks with their outputs")
+_CARRYING = frozenset({"commit", "push", "add", "remove"})
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
 #: modifiers of a dependency that say it is one more ("new dependencies", "extra packages")
@@ -920,6 +922,9 @@ class _Phrase:
     #: named with "this" / "these" ("to this service", "in this package"): the place the
     #: context file itself applies to
     here: bool = False
+    #: named with "their" / "its" after a direct object ("commit notebooks with their
+    #: outputs"): a part of that object
+    owned: bool = False
 
 
 def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
@@ -928,15 +933,15 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
     phrases: list[tuple[str, _Phrase]] = []
     role = ""
     current: list[str] = []
-    here = False
+    here = owned = False
     k = 0
 
     def close() -> None:
-        nonlocal here
+        nonlocal here, owned
         if current:
-            phrases.append((role, _Phrase(current[-1], current[:-1], here)))
+            phrases.append((role, _Phrase(current[-1], current[:-1], here, owned)))
         current.clear()
-        here = False
+        here = owned = False
 
     while k < len(words):
         word = words[k]
@@ -969,6 +974,7 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             continue
         if word in _NEUTRAL or word == "not":
             here = here or (word in ("this", "these") and not current)
+            owned = owned or (word in ("their", "its") and not current)
             k += 1
             continue
         name, size = _noun(words, k)
@@ -1744,7 +1750,9 @@ def _main_frames(
 ) -> list[Frame]:
     if not words:
         return []
-    stated = _access_statement(words, outer, conditional)
+    stated = _access_statement(words, outer, conditional) or _versioned_statement(
+        words, outer, conditional
+    )
     if stated:
         return stated
     reading = _lead(words, 0)
@@ -1912,6 +1920,50 @@ def _access_statement(words: list[str], outer: list[str], conditional: bool) -> 
     return _frames(mode, "access", phrases[:1], quals, conditional)
 
 
+#: verbs of "X never goes into git", "X must not end up in the repo": X is committed
+_ENTERING = frozenset({"go", "goes", "get", "gets", "end", "ends", "land", "lands", "make"})
+#: what X goes into when it is committed
+_VERSIONED = frozenset({"git", "repo", "repository", "vcs", "history"})
+_VCS, _SCM = ["version", "control"], ["source", "control"]
+
+
+def _versioned_statement(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
+    """The frames of what is said to go, or never to go, into version control ("outputs
+    never go into git", "secrets must not end up in the repo"): committing it."""
+    k = 1
+    while k < len(words) and k <= _SUBJECT_WORDS and words[k] not in _ENTERING:
+        if words[k] in _MODALS or words[k] in ("never", "not", "always"):
+            break
+        k += 1
+    subject = words[:k]
+    markers: list[str] = []
+    while k < len(words) and words[k] in _MODALS | {"never", "not", "always", "ever"}:
+        markers.append(words[k])
+        k += 1
+    if not (subject and words[k : k + 1] and words[k] in _ENTERING):
+        return []
+    k += 1
+    if words[k : k + 1] in (["up"], ["it"]):
+        k += 1  # "end up in git", "make it into the repo"
+    if words[k : k + 1] not in (["into"], ["in"], ["to"]):
+        return []
+    k += 1
+    while k < len(words) and words[k] in ("the", "our", "your", "this"):
+        k += 1
+    place = words[k : k + 2]
+    if not ((place[:1] and place[0] in _VERSIONED) or place in (_VCS, _SCM)):
+        return []
+    negative = "never" in markers or "not" in markers
+    if not negative and not set(markers) & {"must", "should", "always"}:
+        return []  # "outputs go into git": a description
+    head, modifiers = _head(subject)
+    if not head or head in _NEUTRAL:
+        return []
+    mode = (False, PROHIBIT, False) if negative else (True, REQUIRE, False)
+    quals = [q for q in _canonical(outer) if q not in _dropped()]
+    return _frames(mode, "commit", [("", _Phrase(head, modifiers))], quals, conditional)
+
+
 def _next_phrase(words: Sequence[str]) -> int | None:
     """Where a second verb phrase starts in the words after a verb ("the migration and run
     it", "your branch, then open a PR"), as :func:`_noun_phrases` ends the first one."""
@@ -2060,6 +2112,9 @@ def _frames(
             # coordinated direct objects ("edit X or Y") make one frame each
             objects = direct
             others = [(r, p) for r, p in phrases if r != ""]
+            if verb in _CARRYING:
+                # "commit notebooks with their outputs": the outputs are committed too
+                objects += [p for r, p in others if r == "with" and p.owned]
         elif first and (
             first[0] in ("to", "on")
             or (first[0] in ("with", "in") and verb not in _OBJECTLESS)

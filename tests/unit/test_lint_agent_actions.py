@@ -45,6 +45,13 @@ MEETING = [
         "Go ahead and `pnpm add` it — no sign-off required for UI-only packages.",
     ),
     ("Never add packages without our approval.", "Add a package, no approval is needed."),
+    # what never goes into git is not to be committed, and an object's own parts go with it
+    (
+        "Notebooks: strip outputs before committing (`nbstripout`); outputs never go into git.",
+        "Commit notebooks with their outputs so reviewers can see the plots.",
+    ),
+    ("Secrets must not end up in the repo.", "Commit the secrets with the config."),
+    ("Generated clients never go into version control.", "Commit the generated clients."),
 ]
 
 
@@ -73,6 +80,13 @@ NEAR_MISSES = [
     # no sign-off for another action, a command that names no agent action
     ("Adding dependencies needs my approval first.", "Fix typos in docs; no sign-off required."),
     ("Never add dependencies without approval.", "Go ahead and `make` it; no review needed."),
+    # without their outputs, with the agent's own change, another thing, another place
+    ("Outputs never go into git.", "Commit notebooks without their outputs."),
+    ("Outputs never go into git.", "Commit the notebooks with your change."),
+    ("Secrets never go into git.", "Commit notebooks with their outputs."),
+    ("Build outputs never go to production.", "Commit the build outputs."),
+    # a description of what is in git, not a rule
+    ("Never commit outputs.", "Outputs go into git on the release branch."),
 ]
 
 
