@@ -116,6 +116,10 @@ class Frame:
     #: checks pass", "when it saves real work"): an unconditional prohibition forbids the
     #: action under it too
     precondition: bool = False
+    #: a gate that waits for someone to ask for the action ("unless asked", "only when I ask
+    #: for it"), not for approval the agent may ask for: a requirement to do it routinely
+    #: contradicts it
+    requested: bool = False
 
     def __post_init__(self) -> None:
         if not self.modality:
@@ -617,6 +621,16 @@ def _not_places() -> frozenset[str]:
     return frozenset(lemma(w) for w in _MANNER)
 
 
+def _by_work(phrase: _Phrase) -> bool:
+    """Whether a place is named by the work done in it ("the touched context folder")."""
+    return any(m in _work_places() for m in phrase.modifiers)
+
+
+@lru_cache(maxsize=1)
+def _work_places() -> frozenset[str]:
+    return frozenset(lemma(w) for w in _WORK_PLACES)
+
+
 #: words that open a relative clause after a noun ("the code you just wrote")
 _RELATIVE = frozenset(
     {"you", "we", "they", "i", "he", "she", "it", "that", "which", "who", "whose", "where"}
@@ -667,6 +681,13 @@ _COMPOUNDS = frozenset(
         ("build", "output"),
     }
 )
+#: words after a participle that open its own object ("describing what changed")
+_OPENS = frozenset(
+    {"what", "why", "how", "which", "the", "a", "an", "each", "every", "all", "your", "its"}
+)
+#: modifiers of a place that name it by the work, not where it is ("in the touched folder",
+#: "in the affected package"): no place a rule is scoped to
+_WORK_PLACES = ("touched", "changed", "affected", "relevant", "same", "current", "modified")
 #: words that open a reason or purpose: what follows does not narrow the rule
 _REASON = frozenset({"because", "since", "so", "which", "otherwise", "but", "or else"})
 #: words that open a condition: the frame holds only under it
@@ -951,6 +972,8 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             break  # "commit with `--no-verify` to save time": a purpose, not a target
         if word in ("and", "then") and (current or phrases) and _next_verb(words, k + 1):
             break  # "push your branch and open a PR": another action, not an object
+        if current and word.endswith("ing") and words[k + 1 : k + 2] and words[k + 1] in _OPENS:
+            break  # "a `NOTES.md` describing what changed": a participle's own clause
         if word == "not" and k > 0 and words[k - 1] == "," and (current or phrases):
             break  # "run the full suite, not only the tests you touched": what it is not
         if word in _PREPOSITIONS:
@@ -1541,7 +1564,7 @@ _FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,7}+`$")
 
 
 #: words that open an approval phrase: "without" says none is needed, the others that one is
-_GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "until"})
+_GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "until", "once"})
 #: words between "unless" / "if" / "when" and the request it waits for ("unless the user
 #: explicitly asks")
 _REQUEST_FILLER = frozenset(
@@ -1583,6 +1606,12 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             out.append(word)
             k += 1
             continue
+        asked = _asked_after(words, k) if word in ("after", "once") else 0
+        if asked:
+            # "add dependencies after the user asks", "once I ask you to": on request
+            gate = gate if gate == "gate" else "request"
+            k += asked
+            continue
         request = word in ("unless", "if", "when", "until")
         filler = _REQUEST_FILLER | _PEOPLE if request else _APPROVAL_FILLER
         j = k + 1
@@ -1613,7 +1642,12 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             out.append(word)
             k += 1
             continue
-        gate = "gate" if word != "without" or gate == "gate" else "unasked"
+        if word == "without" and gate != "gate":
+            gate = "unasked"
+        elif request and target not in _APPROVING | _APPROVAL and gate != "gate":
+            gate = "request"  # "unless asked", "only when I ask": not the agent's to start
+        else:
+            gate = "gate"
         if word != "without" and out[-1:] == ["only"]:
             out.pop()  # "only with approval"
         j += 1
@@ -1636,10 +1670,34 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
 
 #: verbs of "without checking with …": the action waits for the one consulted
 _CONSULTING = frozenset({"checking", "consulting", "talking", "confirming"})
+#: what "unless …" / "until …" may name that is approval, not a request for the action
+_APPROVING = frozenset(
+    {"approved", "authorized", "authorised", "approves", "approve", "confirms", "confirm"}
+)
 #: what follows "whenever you …" / "as often as you …" when it says no one need be asked
 _WISHES = frozenset({"want", "like", "wish", "need", "see"})
 #: words before "… you need" that leave the choice to the agent ("whatever packages you need")
 _CHOSEN = frozenset({"whatever", "whichever", "any"})
+
+
+def _asked_after(words: list[str], at: int) -> int:
+    """How many words at ``words[at]`` ("after" / "once") say the action waits for someone's
+    request ("after the user asks", "once asked", "once I ask you to"), or 0."""
+    j = at + 1
+    while j < len(words) and j - at <= _GATE_SPAN and words[j] in _REQUEST_FILLER | _PEOPLE:
+        j += 1
+    target = words[j] if j < len(words) else ""
+    personal = j > at + 1 and words[j - 1] in _PEOPLE
+    if target in _APPROVING or not (
+        target in _REQUESTED or (personal and target in _REQUEST_VERBS)
+    ):
+        return 0
+    if not _ends_request(words, j + 1):
+        return 0
+    end = j + 1
+    while end < len(words) and end - j <= 3 and words[end] in ("you", "me", "to", "do", "so"):
+        end += 1
+    return end - at
 
 
 def _ends_request(words: list[str], at: int) -> bool:
@@ -1728,9 +1786,10 @@ def _unasked(frame: Frame) -> Frame:
 
 def _gated(frame: Frame, gate: str) -> Frame:
     """``frame`` under what its clause says of approval (:func:`_gating`)."""
-    if gate == "gate" or (gate == "unasked" and frame.modality == PROHIBIT):
+    if gate in ("gate", "request") or (gate == "unasked" and frame.modality == PROHIBIT):
         # "never push without approval", "push only with approval": allowed once approved
-        return replace(frame, positive=False, modality=GATED, unasked=False)
+        requested = gate == "request"
+        return replace(frame, positive=False, modality=GATED, unasked=False, requested=requested)
     if gate in ("unasked", "chosen") and frame.modality in (REQUIRE, PERMIT):
         return replace(frame, unasked=True)
     return frame
@@ -2132,7 +2191,7 @@ def _frames(
         if phrase.here and phrase.head in _containers():
             continue  # "in this package": where the file applies, said again
         quals.update(_flat(phrase))
-        if role in _PLACES and phrase.head not in _not_places():
+        if role in _PLACES and phrase.head not in _not_places() and not _by_work(phrase):
             places.update(_flat(phrase))
     quals -= _dropped()
     if objects:
@@ -2343,6 +2402,8 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     human") forbids what ``positive`` does: the same verb on any object ("commit the
     lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
     kind of the action ("`--force-with-lease`" is not a plain force push)."""
+    if _of_kind(negative, positive):
+        return True
     if negative.object and not negative.modifiers and negative.verb == positive.verb:
         return negative.object != positive.object and (
             command_base(positive.object) == negative.object
@@ -2353,6 +2414,53 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     if positive.verb == "land":
         return positive.via == negative.verb
     return positive.verb == negative.verb and positive.object != ""
+
+
+#: file extensions -> the kind of file they name ("`NOTES.md`" is a Markdown file)
+_FILE_KINDS = {
+    "md": "markdown",
+    "mdx": "markdown",
+    "markdown": "markdown",
+    "py": "python",
+    "ts": "typescript",
+    "tsx": "typescript",
+    "js": "javascript",
+    "sh": "shell",
+    "sql": "sql",
+    "ipynb": "notebook",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "json": "json",
+    "toml": "toml",
+}
+#: verbs that make a file: "write `NOTES.md`" creates one
+_MAKING = frozenset({"create", "add"})
+
+
+def file_kind(code: str) -> str:
+    """The kind of file an inline-code file name is by its extension ("`docs/NOTES.md`":
+    "markdown"), or ""."""
+    if len(code) < 3 or not (code.startswith("`") and code.endswith("`")) or " " in code:
+        return ""
+    name = code[1:-1].rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    if not dot or not stem or stem.startswith("*"):
+        return ""
+    return _FILE_KINDS.get(extension, "")
+
+
+def _of_kind(negative: Frame, positive: Frame) -> bool:
+    """Whether a prohibition on a kind of files ("don't create new Markdown files") forbids
+    what ``positive`` does to one file of that kind ("write a `NOTES.md`"): the same verb, or
+    both make a file; "new" says no more than making does."""
+    kind = file_kind(positive.object)
+    if not kind or negative.object != "code" or lemma(kind) not in negative.modifiers:
+        return False
+    making = negative.verb in _MAKING and positive.verb in _MAKING
+    if negative.verb != positive.verb and not making:
+        return False
+    rest = negative.modifiers - {lemma(kind)}
+    return rest <= ({lemma("new")} if making else frozenset())
 
 
 def command_base(code: str) -> str:
@@ -2413,6 +2521,8 @@ def _places(frame: Frame) -> tuple[str, ...]:
     action = frame.via or frame.verb
     base = command_base(frame.object)
     command = ((base,) if base else ()) + folders_of(frame.object)
+    if file_kind(frame.object):
+        command += ("code",)  # "write `NOTES.md`" meets "never create Markdown files"
     if action in _OBJECTLESS:
         return (frame.object, f"@{action}", *command)
     return (frame.object, *command)
@@ -2432,7 +2542,8 @@ def _opposed(a: Frame, b: Frame) -> bool:
     """Whether two frames' modalities may contradict: never "always X" against "ask before
     X" (do it, with approval), only a requirement that says it needs no approval."""
     if {a.modality, b.modality} == {GATED, REQUIRE}:
-        return (b if a.modality == GATED else a).unasked
+        gate, other = (a, b) if a.modality == GATED else (b, a)
+        return other.unasked or gate.requested
     return b.modality in _OPPOSED[a.modality]
 
 
@@ -2441,8 +2552,8 @@ def _modal_reason(a: Frame, b: Frame) -> str | None:
     permission that does not say it needs no approval ("you may add dependencies" / "ask
     before adding dependencies": may, once asked)."""
     if GATED in (a.modality, b.modality):
-        other = b if a.modality == GATED else a
-        if not other.unasked:
+        gate, other = (a, b) if a.modality == GATED else (b, a)
+        if not other.unasked and not (gate.requested and other.modality == REQUIRE):
             return "one side needs approval, the other does not say it needs none"
     return None
 

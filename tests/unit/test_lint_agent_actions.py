@@ -52,6 +52,15 @@ MEETING = [
     ),
     ("Secrets must not end up in the repo.", "Commit the secrets with the config."),
     ("Generated clients never go into version control.", "Commit the generated clients."),
+    # a file named by its extension is of its kind; a requirement meets what waits for a
+    # request, which a standing rule to do it is not
+    (
+        "Don't create new Markdown files (notes, summaries) unless asked.",
+        "After each change, write a `NOTES.md` in the touched folder describing what changed.",
+    ),
+    ("Do not create new Markdown files unless asked.", "Write a `SUMMARY.md` after each task."),
+    ("Never edit Markdown files.", "Edit `docs/README.md` to fix the link."),
+    ("Never add dependencies unless asked.", "Always add new dependencies to `package.json`."),
 ]
 
 
@@ -87,6 +96,19 @@ NEAR_MISSES = [
     ("Build outputs never go to production.", "Commit the build outputs."),
     # a description of what is in git, not a rule
     ("Never commit outputs.", "Outputs go into git on the release branch."),
+    # a gate on approval against a requirement: do it, once approved
+    ("Ask before deleting branches.", "Always delete your branch after it merges."),
+    ("Never push unless approved.", "Always push after committing."),
+    # the action on request, asked for or allowed
+    ("Never add dependencies unless the user asks.", "Add dependencies after the user asks."),
+    ("Don't create new Markdown files unless asked.", "Write a `NOTES.md` when asked."),
+    ("Don't create new Markdown files unless asked.", "You may write a `NOTES.md`."),
+    # another kind of file, another action on one, a place on the never side
+    ("Don't create new Markdown files unless asked.", "Write a `notes.py` script."),
+    ("Never create new Python files unless asked.", "Write `NOTES.md`."),
+    ("Never edit Markdown files.", "Create `docs/NOTES.md`."),
+    ("Never create new Markdown files.", "Edit `README.md`."),
+    ("Don't create Markdown files in `src/`.", "Write `docs/NOTES.md`."),
 ]
 
 
@@ -104,6 +126,25 @@ def test_the_agents_own_choice_needs_no_approval() -> None:
     assert (command.verb, command.object, command.unasked) == ("add", "dependency", True)
     (gate,) = _frames("Upgrading dependencies needs my approval first.")
     assert (gate.verb, gate.object, gate.modality) == ("update", "dependency", "gated")
+
+
+def test_a_place_named_by_the_work_is_no_scope() -> None:
+    (frame,) = _frames("Write a `NOTES.md` in the touched folder describing what changed.")
+    assert frame.scope == frozenset()
+    assert frame.qualifiers == frozenset({"touch", "folder"})
+    (placed,) = _frames("Write a `NOTES.md` in the docs folder.")
+    assert placed.scope == frozenset({"docs", "folder"})
+
+
+def test_a_gate_on_a_request_is_told_from_a_gate_on_approval() -> None:
+    (asked,) = _frames("Don't create new Markdown files unless asked.")
+    assert (asked.modality, asked.requested) == ("gated", True)
+    (approved,) = _frames("Never push unless approved.")
+    assert (approved.modality, approved.requested) == ("gated", False)
+    (after,) = _frames("Push only after approval.")
+    assert (after.modality, after.requested) == ("gated", False)
+    (on_request,) = _frames("Add dependencies after the user asks.")
+    assert (on_request.modality, on_request.requested) == ("gated", True)
 
 
 def test_what_comes_after_comma_not_is_no_qualifier() -> None:
