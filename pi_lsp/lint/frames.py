@@ -1466,6 +1466,9 @@ def _comma_clauses(words: list[str]) -> list[list[str]]:
         if word in (",", "but") and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
             pieces.append([])  # "…, always open a PR instead", "commit freely but never push"
             continue
+        if word == "," and piece[:1] == ["no"] and words[k + 1 : k + 2] == ["no"]:
+            pieces.append([])  # "no `curl`, no calls to the staging API": one rule each
+            continue
         if word == "and" and piece and _marked(words, k + 1):
             pieces.append([])  # "don't create migration files and don't run `db:migrate`"
             continue
@@ -1513,10 +1516,36 @@ def _clause_frames(words: list[str], antecedent: _Phrase | None = None) -> list[
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
         pre = conditional and _precondition(outer)
-        for frame in _main_frames(main, outer, conditional, antecedent=antecedent):
-            frame = _gated(frame, gate)
-            frames.append(replace(frame, precondition=True) if pre else frame)
+        made = [
+            _gated(frame, gate)
+            for frame in _main_frames(main, outer, conditional, antecedent=antecedent)
+        ]
+        made += _command_does(made, kept)
+        frames += [replace(frame, precondition=True) if pre else frame for frame in made]
     return frames
+
+
+def _command_does(made: list[Frame], words: list[str]) -> list[Frame]:
+    """What a command asked for or allowed does, said in a "which" clause after it ("run `npm
+    run test:live`, which calls the staging API"): the agent does it by running the command,
+    with the same modality."""
+    runs = [f for f in made if f.positive and f.verb == "run" and f.object.startswith("`")]
+    if not runs or "which" not in words:
+        return []
+    at = words.index("which") + 1
+    verb = words[at] if at < len(words) else ""
+    base = next(
+        (v for v in (verb[:-2], verb[:-1]) if verb.endswith("s") and _verb_class((v,), 0)), ""
+    )
+    if not base or verb.endswith("ss"):
+        return []
+    mode_of = runs[0]
+    done = _main_frames([base, *words[at + 1 :]], [], mode_of.conditional)
+    return [
+        replace(f, positive=True, modality=mode_of.modality, unasked=mode_of.unasked)
+        for f in done
+        if f.positive
+    ]
 
 
 #: words of a condition that make it more than a precondition of the action: a place ("when
@@ -2149,9 +2178,12 @@ def _frames(
         network = [_Phrase("network", [])]
         phrases = [("from", network[0]), *((r, p) for r, p in phrases if p is not online[0])]
     if verb == "access" and network:
-        # "download packages from the internet": what is reached is the network
-        objects = network[:1]
-        others = [(r, p) for r, p in phrases if p is not network[0]]
+        # "download packages from the internet": what is reached is the network; "calls to
+        # the staging API or any other service": each thing called too
+        called = [p for r, p in phrases if r == "to" and p is not network[0]]
+        called = called if any(r == "to" and p is network[0] for r, p in phrases) else []
+        objects = network[:1] + called
+        others = [(r, p) for r, p in phrases if all(p is not o for o in objects)]
     elif verb in _LANDING:
         targets = [p for r, p in phrases if r in ("to", "on")]
         if targets:

@@ -61,6 +61,13 @@ MEETING = [
     ("Do not create new Markdown files unless asked.", "Write a `SUMMARY.md` after each task."),
     ("Never edit Markdown files.", "Edit `docs/README.md` to fix the link."),
     ("Never add dependencies unless asked.", "Always add new dependencies to `package.json`."),
+    # what a command asked for does, said in a "which" clause; "no X, no Y" forbids each
+    (
+        "No `curl`, no calls to the staging API or any other external service.",
+        "Integration tests: run `npm run test:live`, which calls the staging API.",
+    ),
+    ("Never push to main.", "Run `make release`, which pushes to main."),
+    ("No `curl`, no calls to the payments API.", "Call the payments API to check a balance."),
 ]
 
 
@@ -109,6 +116,11 @@ NEAR_MISSES = [
     ("Never edit Markdown files.", "Create `docs/NOTES.md`."),
     ("Never create new Markdown files.", "Edit `README.md`."),
     ("Don't create Markdown files in `src/`.", "Write `docs/NOTES.md`."),
+    # what the command does is something else, or it is not asked for
+    ("Never call the staging API.", "Run `npm test`, which uses the recorded fixtures."),
+    ("Never call the staging API.", "Run `make seed`, which is fast."),
+    ("Never push to main.", "Never run `make release`, which pushes to main."),
+    ("Never call the staging API.", "The docs explain `npm run test:live`, which calls it."),
 ]
 
 
