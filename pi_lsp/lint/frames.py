@@ -2411,7 +2411,10 @@ def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | Non
 #: words of the place the agent itself works ("on your machine", "locally"), and of places
 #: that are not it ("in CI", "on the build server")
 _AGENT_PLACES = ("machine", "laptop", "workstation", "computer", "locally", "local")
-_ELSEWHERE = ("ci", "pipeline", "server", "runner", "cloud", "remote", "remotely", "cluster")
+_ELSEWHERE = (
+    *("ci", "pipeline", "server", "runner", "cloud", "remote", "remotely", "cluster"),
+    *("staging", "production", "prod", "container", "docker", "vm", "sandbox", "devcontainer"),
+)
 
 
 @lru_cache(maxsize=1)

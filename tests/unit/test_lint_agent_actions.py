@@ -32,6 +32,7 @@ MEETING = [
     ),
     ("Never run the entire test suite.", "Run the full suite before you push."),
     ("Never run the full test suite locally.", "Always run the whole suite before committing."),
+    ("Never run the e2e suite locally.", "Run the e2e suite before merging."),
     # what the agent may do as it sees fit, or with no sign-off, against a gate on it
     (
         "Do not add, remove or upgrade dependencies without asking first.",
@@ -82,6 +83,8 @@ NEAR_MISSES = [
     ("Do not run the whole suite on your machine.", "Run the complete test suite in CI."),
     ("Do not run the whole suite on your machine.", "Run the full suite on the CI runners."),
     ("Never run the full test suite locally.", "The full suite runs on the build server."),
+    ("Don't run migrations on your machine.", "Run the migrations on staging."),
+    ("Never run the e2e suite locally.", "Run the e2e suite in the dev container."),
     # a part of the suite is not the whole of it, nor another suite
     ("Never run the whole suite.", "Run the tests of the module you changed."),
     ("Never run the whole suite.", "Run the smoke suite before you push."),
