@@ -46,6 +46,17 @@ instruction's plain text with inline code masked (a code span is one object toke
   aside ("— npm or crate —") is skipped; "in this package" and "here" say where the file
   applies, and name no narrower place.
 
+What the agent itself may do, said otherwise on the two sides: "whole", "complete", "full"
+and "entire" are one modifier and a test suite is a suite; "whatever packages you need", "any
+library you want", "as you see fit" and "no sign-off required" need no approval; a command
+used as a verb ("`pnpm add` it") names its action, and what it does in a "which" clause after
+it ("run `npm run test:live`, which calls the staging API") is done too; what "never goes into
+git" is not to be committed, and "commit notebooks with their outputs" commits the outputs; a
+file named by its extension is of its kind ("`NOTES.md`" is a Markdown file); a gate that
+waits for a request ("unless asked", "after the user asks") meets a standing requirement, one
+on approval ("ask before …") does not; a prohibition on the agent's machine ("on your
+machine", "locally") meets a requirement that names no other place (CI, staging, a container).
+
 Text that is not a rule makes no frame: a question, a description ("we never had to …", "CI
 never pushes …": the verb after the marker must be in its base form), a clause with no verb
 or no object. A frame read under a condition ("if …", "when …", "unless …", "while …") is
