@@ -46,6 +46,17 @@ instruction's plain text with inline code masked (a code span is one object toke
   aside ("— npm or crate —") is skipped; "in this package" and "here" say where the file
   applies, and name no narrower place.
 
+What the agent itself may do, said otherwise on the two sides: "whole", "complete", "full"
+and "entire" are one modifier and a test suite is a suite; "whatever packages you need", "any
+library you want", "as you see fit" and "no sign-off required" need no approval; a command
+used as a verb ("`pnpm add` it") names its action, and what it does in a "which" clause after
+it ("run `npm run test:live`, which calls the staging API") is done too; what "never goes into
+git" is not to be committed, and "commit notebooks with their outputs" commits the outputs; a
+file named by its extension is of its kind ("`NOTES.md`" is a Markdown file); a gate that
+waits for a request ("unless asked", "after the user asks") meets a standing requirement, one
+on approval ("ask before …") does not; a prohibition on the agent's machine ("on your
+machine", "locally") meets a requirement that names no other place (CI, staging, a container).
+
 Text that is not a rule makes no frame: a question, a description ("we never had to …", "CI
 never pushes …": the verb after the marker must be in its base form), a clause with no verb
 or no object. A frame read under a condition ("if …", "when …", "unless …", "while …") is
@@ -116,6 +127,10 @@ class Frame:
     #: checks pass", "when it saves real work"): an unconditional prohibition forbids the
     #: action under it too
     precondition: bool = False
+    #: a gate that waits for someone to ask for the action ("unless asked", "only when I ask
+    #: for it"), not for approval the agent may ask for: a requirement to do it routinely
+    #: contradicts it
+    requested: bool = False
 
     def __post_init__(self) -> None:
         if not self.modality:
@@ -278,9 +293,15 @@ _NOUN_CLASSES: dict[str, tuple[str, ...]] = {
     ),
     "schema": ("schema", "database schema", "db schema"),
     "remote": ("remote", "origin", "upstream", "remote repository"),
+    #: a suite of tests is the suite: "the whole suite" is "the complete test suite"
+    "suite": ("suite", "test suite", "testsuite"),
+    #: modifiers that say all of a thing: "the whole suite", "the full test suite"
+    "whole": ("whole", "complete", "full", "entire"),
     "env-var": ("env var", "environment variable"),
     "flag": ("flag", "feature flag", "feature toggle", "toggle", "flag value"),
 }
+#: verbs whose object takes what it has along ("commit notebooks with their outputs")
+_CARRYING = frozenset({"commit", "push", "add", "remove"})
 #: payload nouns of a landing verb ("push your commits to main" lands on main)
 _PAYLOAD = frozenset({"commit", "change", "code", "work", "it", "them", "branch"})
 #: modifiers of a dependency that say it is one more ("new dependencies", "extra packages")
@@ -611,6 +632,16 @@ def _not_places() -> frozenset[str]:
     return frozenset(lemma(w) for w in _MANNER)
 
 
+def _by_work(phrase: _Phrase) -> bool:
+    """Whether a place is named by the work done in it ("the touched context folder")."""
+    return any(m in _work_places() for m in phrase.modifiers)
+
+
+@lru_cache(maxsize=1)
+def _work_places() -> frozenset[str]:
+    return frozenset(lemma(w) for w in _WORK_PLACES)
+
+
 #: words that open a relative clause after a noun ("the code you just wrote")
 _RELATIVE = frozenset(
     {"you", "we", "they", "i", "he", "she", "it", "that", "which", "who", "whose", "where"}
@@ -661,6 +692,13 @@ _COMPOUNDS = frozenset(
         ("build", "output"),
     }
 )
+#: words after a participle that open its own object ("describing what changed")
+_OPENS = frozenset(
+    {"what", "why", "how", "which", "the", "a", "an", "each", "every", "all", "your", "its"}
+)
+#: modifiers of a place that name it by the work, not where it is ("in the touched folder",
+#: "in the affected package"): no place a rule is scoped to
+_WORK_PLACES = ("touched", "changed", "affected", "relevant", "same", "current", "modified")
 #: words that open a reason or purpose: what follows does not narrow the rule
 _REASON = frozenset({"because", "since", "so", "which", "otherwise", "but", "or else"})
 #: words that open a condition: the frame holds only under it
@@ -916,6 +954,9 @@ class _Phrase:
     #: named with "this" / "these" ("to this service", "in this package"): the place the
     #: context file itself applies to
     here: bool = False
+    #: named with "their" / "its" after a direct object ("commit notebooks with their
+    #: outputs"): a part of that object
+    owned: bool = False
 
 
 def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
@@ -924,15 +965,15 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
     phrases: list[tuple[str, _Phrase]] = []
     role = ""
     current: list[str] = []
-    here = False
+    here = owned = False
     k = 0
 
     def close() -> None:
-        nonlocal here
+        nonlocal here, owned
         if current:
-            phrases.append((role, _Phrase(current[-1], current[:-1], here)))
+            phrases.append((role, _Phrase(current[-1], current[:-1], here, owned)))
         current.clear()
-        here = False
+        here = owned = False
 
     while k < len(words):
         word = words[k]
@@ -942,6 +983,10 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             break  # "commit with `--no-verify` to save time": a purpose, not a target
         if word in ("and", "then") and (current or phrases) and _next_verb(words, k + 1):
             break  # "push your branch and open a PR": another action, not an object
+        if current and word.endswith("ing") and words[k + 1 : k + 2] and words[k + 1] in _OPENS:
+            break  # "a `NOTES.md` describing what changed": a participle's own clause
+        if word == "not" and k > 0 and words[k - 1] == "," and (current or phrases):
+            break  # "run the full suite, not only the tests you touched": what it is not
         if word in _PREPOSITIONS:
             close()
             role = _PREPOSITIONS[word]
@@ -963,6 +1008,7 @@ def _noun_phrases(words: Sequence[str]) -> list[tuple[str, _Phrase]]:
             continue
         if word in _NEUTRAL or word == "not":
             here = here or (word in ("this", "these") and not current)
+            owned = owned or (word in ("their", "its") and not current)
             k += 1
             continue
         name, size = _noun(words, k)
@@ -1054,6 +1100,7 @@ _APPROVAL = frozenset(
 #: words between a gating word and the approval it names ("without explicit written approval")
 _APPROVAL_FILLER = frozenset(
     {"a", "an", "the", "explicit", "prior", "written", "human", "maintainer", "their", "your"}
+    | {"my", "our"}
 )
 #: participles after "unless" / "if" / "when" that make an action wait for a request
 _REQUESTED = frozenset(
@@ -1430,6 +1477,9 @@ def _comma_clauses(words: list[str]) -> list[list[str]]:
         if word in (",", "but") and k + 1 < len(words) and words[k + 1] in _NEW_CLAUSE and closed:
             pieces.append([])  # "…, always open a PR instead", "commit freely but never push"
             continue
+        if word == "," and piece[:1] == ["no"] and words[k + 1 : k + 2] == ["no"]:
+            pieces.append([])  # "no `curl`, no calls to the staging API": one rule each
+            continue
         if word == "and" and piece and _marked(words, k + 1):
             pieces.append([])  # "don't create migration files and don't run `db:migrate`"
             continue
@@ -1477,10 +1527,36 @@ def _clause_frames(words: list[str], antecedent: _Phrase | None = None) -> list[
         kept, gate = _gating(piece[start:])
         main, outer, conditional = _condition(kept)
         pre = conditional and _precondition(outer)
-        for frame in _main_frames(main, outer, conditional, antecedent=antecedent):
-            frame = _gated(frame, gate)
-            frames.append(replace(frame, precondition=True) if pre else frame)
+        made = [
+            _gated(frame, gate)
+            for frame in _main_frames(main, outer, conditional, antecedent=antecedent)
+        ]
+        made += _command_does(made, kept)
+        frames += [replace(frame, precondition=True) if pre else frame for frame in made]
     return frames
+
+
+def _command_does(made: list[Frame], words: list[str]) -> list[Frame]:
+    """What a command asked for or allowed does, said in a "which" clause after it ("run `npm
+    run test:live`, which calls the staging API"): the agent does it by running the command,
+    with the same modality."""
+    runs = [f for f in made if f.positive and f.verb == "run" and f.object.startswith("`")]
+    if not runs or "which" not in words:
+        return []
+    at = words.index("which") + 1
+    verb = words[at] if at < len(words) else ""
+    base = next(
+        (v for v in (verb[:-2], verb[:-1]) if verb.endswith("s") and _verb_class((v,), 0)), ""
+    )
+    if not base or verb.endswith("ss"):
+        return []
+    mode_of = runs[0]
+    done = _main_frames([base, *words[at + 1 :]], [], mode_of.conditional)
+    return [
+        replace(f, positive=True, modality=mode_of.modality, unasked=mode_of.unasked)
+        for f in done
+        if f.positive
+    ]
 
 
 #: words of a condition that make it more than a precondition of the action: a place ("when
@@ -1528,7 +1604,7 @@ _FILE_NAME = re.compile(r"\.[a-z][a-z0-9]{0,7}+`$")
 
 
 #: words that open an approval phrase: "without" says none is needed, the others that one is
-_GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "until"})
+_GATE_OPENERS = frozenset({"without", "with", "after", "unless", "if", "when", "until", "once"})
 #: words between "unless" / "if" / "when" and the request it waits for ("unless the user
 #: explicitly asks")
 _REQUEST_FILLER = frozenset(
@@ -1560,9 +1636,21 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             gate = gate or "unasked"
             k += free
             continue
+        chosen = _chosen(words, k)
+        if chosen:
+            # "add whatever packages you need": allowed, never a gate on a prohibition
+            gate = gate or "chosen"
+            k += chosen
+            continue
         if word not in _GATE_OPENERS:
             out.append(word)
             k += 1
+            continue
+        asked = _asked_after(words, k) if word in ("after", "once") else 0
+        if asked:
+            # "add dependencies after the user asks", "once I ask you to": on request
+            gate = gate if gate == "gate" else "request"
+            k += asked
             continue
         request = word in ("unless", "if", "when", "until")
         filler = _REQUEST_FILLER | _PEOPLE if request else _APPROVAL_FILLER
@@ -1594,7 +1682,12 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
             out.append(word)
             k += 1
             continue
-        gate = "gate" if word != "without" or gate == "gate" else "unasked"
+        if word == "without" and gate != "gate":
+            gate = "unasked"
+        elif request and target not in _APPROVING | _APPROVAL and gate != "gate":
+            gate = "request"  # "unless asked", "only when I ask": not the agent's to start
+        else:
+            gate = "gate"
         if word != "without" and out[-1:] == ["only"]:
             out.pop()  # "only with approval"
         j += 1
@@ -1617,8 +1710,34 @@ def _gating(words: list[str]) -> tuple[list[str], str]:
 
 #: verbs of "without checking with …": the action waits for the one consulted
 _CONSULTING = frozenset({"checking", "consulting", "talking", "confirming"})
+#: what "unless …" / "until …" may name that is approval, not a request for the action
+_APPROVING = frozenset(
+    {"approved", "authorized", "authorised", "approves", "approve", "confirms", "confirm"}
+)
 #: what follows "whenever you …" / "as often as you …" when it says no one need be asked
 _WISHES = frozenset({"want", "like", "wish", "need", "see"})
+#: words before "… you need" that leave the choice to the agent ("whatever packages you need")
+_CHOSEN = frozenset({"whatever", "whichever", "any"})
+
+
+def _asked_after(words: list[str], at: int) -> int:
+    """How many words at ``words[at]`` ("after" / "once") say the action waits for someone's
+    request ("after the user asks", "once asked", "once I ask you to"), or 0."""
+    j = at + 1
+    while j < len(words) and j - at <= _GATE_SPAN and words[j] in _REQUEST_FILLER | _PEOPLE:
+        j += 1
+    target = words[j] if j < len(words) else ""
+    personal = j > at + 1 and words[j - 1] in _PEOPLE
+    if target in _APPROVING or not (
+        target in _REQUESTED or (personal and target in _REQUEST_VERBS)
+    ):
+        return 0
+    if not _ends_request(words, j + 1):
+        return 0
+    end = j + 1
+    while end < len(words) and end - j <= 3 and words[end] in ("you", "me", "to", "do", "so"):
+        end += 1
+    return end - at
 
 
 def _ends_request(words: list[str], at: int) -> bool:
@@ -1651,6 +1770,15 @@ def _freely(words: list[str], at: int) -> int:
     lead = 0
     if words[at : at + 3] == ["no", "need", "to"] and words[at + 3 : at + 4] in _ASK_WORDS:
         lead = 4
+    elif word == "no":
+        # "no sign-off required", "no approval is needed"
+        end = at + 1
+        while end < len(words) and end - at < 4 and words[end] in _APPROVAL_FILLER:
+            end += 1
+        if end < len(words) and words[end] in _APPROVAL and words[end] != "asking":
+            end += 1 + (words[end + 1 : end + 2] == ["is"])
+            if words[end : end + 1] and words[end] in _NEEDED:
+                lead = end + 1 - at
     elif words[at : at + 3] == ["do", "not", "bother"]:
         # "don't bother asking", "do not bother to ask first"
         if words[at + 3 : at + 4] in _ASKING_WORDS:
@@ -1663,6 +1791,24 @@ def _freely(words: list[str], at: int) -> int:
             end += 1
         return end - at
     return 0
+
+
+#: what "no sign-off …" ends on when it says none is needed
+_NEEDED = frozenset({"required", "needed", "necessary"})
+
+
+def _chosen(words: list[str], at: int) -> int:
+    """How many words at ``words[at]`` leave an action to the agent's own choice ("whatever
+    packages you need", "any library you want", "as you see fit"), or 0."""
+    word = words[at]
+    wish = at + 2 if words[at : at + 2] == ["as", "you"] else at + 1 if word == "you" else 0
+    chosen = word == "as" or any(w in _CHOSEN for w in words[max(0, at - 4) : at])
+    if not (wish and chosen and words[wish : wish + 1] and words[wish] in _WISHES):
+        return 0
+    end = wish + 1
+    while end < len(words) and end - wish <= 2 and words[end] in ("them", "it", "fit"):
+        end += 1
+    return end - at
 
 
 _ASK_WORDS = (["ask"], ["check"], ["wait"])
@@ -1680,10 +1826,11 @@ def _unasked(frame: Frame) -> Frame:
 
 def _gated(frame: Frame, gate: str) -> Frame:
     """``frame`` under what its clause says of approval (:func:`_gating`)."""
-    if gate == "gate" or (gate == "unasked" and frame.modality == PROHIBIT):
+    if gate in ("gate", "request") or (gate == "unasked" and frame.modality == PROHIBIT):
         # "never push without approval", "push only with approval": allowed once approved
-        return replace(frame, positive=False, modality=GATED, unasked=False)
-    if gate == "unasked" and frame.modality in (REQUIRE, PERMIT):
+        requested = gate == "request"
+        return replace(frame, positive=False, modality=GATED, unasked=False, requested=requested)
+    if gate in ("unasked", "chosen") and frame.modality in (REQUIRE, PERMIT):
         return replace(frame, unasked=True)
     return frame
 
@@ -1702,7 +1849,9 @@ def _main_frames(
 ) -> list[Frame]:
     if not words:
         return []
-    stated = _access_statement(words, outer, conditional)
+    stated = _access_statement(words, outer, conditional) or _versioned_statement(
+        words, outer, conditional
+    )
     if stated:
         return stated
     reading = _lead(words, 0)
@@ -1750,6 +1899,8 @@ def _main_frames(
         return []
     if verb_word in _NOT_VERBS or verb_word in _PREPOSITIONS or verb_word in _NEUTRAL:
         return []
+    if verb_word.startswith("`") and not reading.passive:
+        return _command_verb_frames(mode, verb_word, rest[k + 1 :], qualifiers, conditional, scope)
     if not verb_word[0].isalpha():
         return []
     verbs: list[str] = []
@@ -1801,6 +1952,27 @@ def _main_frames(
     ] + more
 
 
+def _command_verb_frames(
+    mode: tuple[bool, str, bool],
+    code: str,
+    after: list[str],
+    qualifiers: list[str],
+    conditional: bool,
+    scope: frozenset[str],
+) -> list[Frame]:
+    """The frames of a command used as the verb of its argument ("`pnpm add` it", "`cargo
+    add` the crate"): running the command on it, when that names an agent action
+    (:data:`_COMMANDS`)."""
+    if not after or after[0] in _PREPOSITIONS or not after[0][0].isalpha():
+        return []
+    argument = f"{code[:-1]} {after[0]}`"
+    if _command("run", argument) is None:
+        return []
+    phrases = [("", _Phrase(argument, [])), *_noun_phrases(after[1:])]
+    quals = [q for q in _canonical(qualifiers) if q not in _dropped()]
+    return _frames(mode, "run", phrases, quals, conditional, scope)
+
+
 #: verbs of "work offline", "stay offline": the agent is to reach no network
 _OFFLINE_VERBS = frozenset({"work", "stay", "remain", "operate", "are", "be", "run"})
 #: words of "you have (full) network access" before "access"
@@ -1845,6 +2017,50 @@ def _access_statement(words: list[str], outer: list[str], conditional: bool) -> 
     mode = (False, PROHIBIT, False) if negative else (True, PERMIT, False)
     quals = [q for q in _canonical(outer) if q not in _dropped()]
     return _frames(mode, "access", phrases[:1], quals, conditional)
+
+
+#: verbs of "X never goes into git", "X must not end up in the repo": X is committed
+_ENTERING = frozenset({"go", "goes", "get", "gets", "end", "ends", "land", "lands", "make"})
+#: what X goes into when it is committed
+_VERSIONED = frozenset({"git", "repo", "repository", "vcs", "history"})
+_VCS, _SCM = ["version", "control"], ["source", "control"]
+
+
+def _versioned_statement(words: list[str], outer: list[str], conditional: bool) -> list[Frame]:
+    """The frames of what is said to go, or never to go, into version control ("outputs
+    never go into git", "secrets must not end up in the repo"): committing it."""
+    k = 1
+    while k < len(words) and k <= _SUBJECT_WORDS and words[k] not in _ENTERING:
+        if words[k] in _MODALS or words[k] in ("never", "not", "always"):
+            break
+        k += 1
+    subject = words[:k]
+    markers: list[str] = []
+    while k < len(words) and words[k] in _MODALS | {"never", "not", "always", "ever"}:
+        markers.append(words[k])
+        k += 1
+    if not (subject and words[k : k + 1] and words[k] in _ENTERING):
+        return []
+    k += 1
+    if words[k : k + 1] in (["up"], ["it"]):
+        k += 1  # "end up in git", "make it into the repo"
+    if words[k : k + 1] not in (["into"], ["in"], ["to"]):
+        return []
+    k += 1
+    while k < len(words) and words[k] in ("the", "our", "your", "this"):
+        k += 1
+    place = words[k : k + 2]
+    if not ((place[:1] and place[0] in _VERSIONED) or place in (_VCS, _SCM)):
+        return []
+    negative = "never" in markers or "not" in markers
+    if not negative and not set(markers) & {"must", "should", "always"}:
+        return []  # "outputs go into git": a description
+    head, modifiers = _head(subject)
+    if not head or head in _NEUTRAL:
+        return []
+    mode = (False, PROHIBIT, False) if negative else (True, REQUIRE, False)
+    quals = [q for q in _canonical(outer) if q not in _dropped()]
+    return _frames(mode, "commit", [("", _Phrase(head, modifiers))], quals, conditional)
 
 
 def _next_phrase(words: Sequence[str]) -> int | None:
@@ -1973,9 +2189,12 @@ def _frames(
         network = [_Phrase("network", [])]
         phrases = [("from", network[0]), *((r, p) for r, p in phrases if p is not online[0])]
     if verb == "access" and network:
-        # "download packages from the internet": what is reached is the network
-        objects = network[:1]
-        others = [(r, p) for r, p in phrases if p is not network[0]]
+        # "download packages from the internet": what is reached is the network; "calls to
+        # the staging API or any other service": each thing called too
+        called = [p for r, p in phrases if r == "to" and p is not network[0]]
+        called = called if any(r == "to" and p is network[0] for r, p in phrases) else []
+        objects = network[:1] + called
+        others = [(r, p) for r, p in phrases if all(p is not o for o in objects)]
     elif verb in _LANDING:
         targets = [p for r, p in phrases if r in ("to", "on")]
         if targets:
@@ -1995,6 +2214,9 @@ def _frames(
             # coordinated direct objects ("edit X or Y") make one frame each
             objects = direct
             others = [(r, p) for r, p in phrases if r != ""]
+            if verb in _CARRYING:
+                # "commit notebooks with their outputs": the outputs are committed too
+                objects += [p for r, p in others if r == "with" and p.owned]
         elif first and (
             first[0] in ("to", "on")
             or (first[0] in ("with", "in") and verb not in _OBJECTLESS)
@@ -2012,7 +2234,7 @@ def _frames(
         if phrase.here and phrase.head in _containers():
             continue  # "in this package": where the file applies, said again
         quals.update(_flat(phrase))
-        if role in _PLACES and phrase.head not in _not_places():
+        if role in _PLACES and phrase.head not in _not_places() and not _by_work(phrase):
             places.update(_flat(phrase))
     quals -= _dropped()
     if objects:
@@ -2187,6 +2409,7 @@ def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | Non
     if scoped:
         # "never use tabs" / "use tabs in Makefiles": an exception for one place, maybe meant
         reasons.append("the always side is scoped: " + ", ".join(scoped[:6]))
+    here = here | _agent_place(negative, positive)
     if not negative.qualifiers - here <= positive.qualifiers:
         only = sorted(negative.qualifiers - here - positive.qualifiers)
         reasons.append("the never side is narrower: " + ", ".join(only[:6]))
@@ -2196,11 +2419,37 @@ def _reason(a: Frame, b: Frame, here: frozenset[str] = frozenset()) -> str | Non
     return "; ".join(reasons) or None
 
 
+#: words of the place the agent itself works ("on your machine", "locally"), and of places
+#: that are not it ("in CI", "on the build server")
+_AGENT_PLACES = ("machine", "laptop", "workstation", "computer", "locally", "local")
+_ELSEWHERE = (
+    *("ci", "pipeline", "server", "runner", "cloud", "remote", "remotely", "cluster"),
+    *("staging", "production", "prod", "container", "docker", "vm", "sandbox", "devcontainer"),
+)
+
+
+@lru_cache(maxsize=1)
+def _place_words() -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(lemma(w) for w in _AGENT_PLACES), frozenset(lemma(w) for w in _ELSEWHERE)
+
+
+def _agent_place(negative: Frame, positive: Frame) -> frozenset[str]:
+    """The words of the prohibition that name where the agent works ("do not run the whole
+    suite on your machine"): a requirement that names no other place is done there too
+    ("run the complete suite before every commit"), one that does is not ("… in CI")."""
+    own, elsewhere = _place_words()
+    if positive.qualifiers & elsewhere or positive.modifiers & elsewhere:
+        return frozenset()
+    return negative.qualifiers & own
+
+
 def _covers(negative: Frame, positive: Frame) -> bool:
     """Whether a prohibition of a whole action ("never commit", "leave committing to the
     human") forbids what ``positive`` does: the same verb on any object ("commit the
     lockfile"), or landing by it on any branch ("commit to your feature branch"); not another
     kind of the action ("`--force-with-lease`" is not a plain force push)."""
+    if _of_kind(negative, positive):
+        return True
     if negative.object and not negative.modifiers and negative.verb == positive.verb:
         return negative.object != positive.object and (
             command_base(positive.object) == negative.object
@@ -2211,6 +2460,53 @@ def _covers(negative: Frame, positive: Frame) -> bool:
     if positive.verb == "land":
         return positive.via == negative.verb
     return positive.verb == negative.verb and positive.object != ""
+
+
+#: file extensions -> the kind of file they name ("`NOTES.md`" is a Markdown file)
+_FILE_KINDS = {
+    "md": "markdown",
+    "mdx": "markdown",
+    "markdown": "markdown",
+    "py": "python",
+    "ts": "typescript",
+    "tsx": "typescript",
+    "js": "javascript",
+    "sh": "shell",
+    "sql": "sql",
+    "ipynb": "notebook",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "json": "json",
+    "toml": "toml",
+}
+#: verbs that make a file: "write `NOTES.md`" creates one
+_MAKING = frozenset({"create", "add"})
+
+
+def file_kind(code: str) -> str:
+    """The kind of file an inline-code file name is by its extension ("`docs/NOTES.md`":
+    "markdown"), or ""."""
+    if len(code) < 3 or not (code.startswith("`") and code.endswith("`")) or " " in code:
+        return ""
+    name = code[1:-1].rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    if not dot or not stem or stem.startswith("*"):
+        return ""
+    return _FILE_KINDS.get(extension, "")
+
+
+def _of_kind(negative: Frame, positive: Frame) -> bool:
+    """Whether a prohibition on a kind of files ("don't create new Markdown files") forbids
+    what ``positive`` does to one file of that kind ("write a `NOTES.md`"): the same verb, or
+    both make a file; "new" says no more than making does."""
+    kind = file_kind(positive.object)
+    if not kind or negative.object != "code" or lemma(kind) not in negative.modifiers:
+        return False
+    making = negative.verb in _MAKING and positive.verb in _MAKING
+    if negative.verb != positive.verb and not making:
+        return False
+    rest = negative.modifiers - {lemma(kind)}
+    return rest <= ({lemma("new")} if making else frozenset())
 
 
 def command_base(code: str) -> str:
@@ -2271,6 +2567,8 @@ def _places(frame: Frame) -> tuple[str, ...]:
     action = frame.via or frame.verb
     base = command_base(frame.object)
     command = ((base,) if base else ()) + folders_of(frame.object)
+    if file_kind(frame.object):
+        command += ("code",)  # "write `NOTES.md`" meets "never create Markdown files"
     if action in _OBJECTLESS:
         return (frame.object, f"@{action}", *command)
     return (frame.object, *command)
@@ -2290,7 +2588,8 @@ def _opposed(a: Frame, b: Frame) -> bool:
     """Whether two frames' modalities may contradict: never "always X" against "ask before
     X" (do it, with approval), only a requirement that says it needs no approval."""
     if {a.modality, b.modality} == {GATED, REQUIRE}:
-        return (b if a.modality == GATED else a).unasked
+        gate, other = (a, b) if a.modality == GATED else (b, a)
+        return other.unasked or gate.requested
     return b.modality in _OPPOSED[a.modality]
 
 
@@ -2299,8 +2598,8 @@ def _modal_reason(a: Frame, b: Frame) -> str | None:
     permission that does not say it needs no approval ("you may add dependencies" / "ask
     before adding dependencies": may, once asked)."""
     if GATED in (a.modality, b.modality):
-        other = b if a.modality == GATED else a
-        if not other.unasked:
+        gate, other = (a, b) if a.modality == GATED else (b, a)
+        if not other.unasked and not (gate.requested and other.modality == REQUIRE):
             return "one side needs approval, the other does not say it needs none"
     return None
 
