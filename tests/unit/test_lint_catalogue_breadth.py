@@ -222,6 +222,12 @@ CONFLICTING = [
         "All tests go in `__tests__/` at the package root.",
         ("next to the code", "__tests__"),
     ),
+    # the language of new code, whatever the code is for
+    (
+        "New gameplay code is written in GDScript with static typing.",
+        "New gameplay code in this folder is C# (`Combat.csproj`).",
+        ("GDScript", "C#"),
+    ),
     # a requirement to have a thing, stated with "needs" or "must have"
     (
         "Commits here are generated: don't add `Signed-off-by` trailers to them.",
@@ -307,6 +313,8 @@ SILENT = [
     ),
     # ... but one that names a part of the project still is a scope of other roles
     ("The docs site uses npm.", "The project uses pnpm."),
+    # a language named for what is there, not for new code
+    ("New gameplay code is written in GDScript.", "The editor plugins under `tools/` are C#."),
     # a need under a condition, or asked about, is no requirement
     ("Don't add `Signed-off-by` trailers.", "If a commit needs a DCO sign-off, the bot adds it."),
     ("Don't add `Signed-off-by` trailers.", "Does every commit need a DCO sign-off?"),
