@@ -715,6 +715,37 @@ def _code_span(masked: str, start: int) -> tuple[int, int] | None:
 #: characters before and after a value that its stance is read from
 _CUE_WINDOW = 160
 
+#: what may follow a tool that a negated "run" / "call" names by itself ("never run fastlane
+#: for iOS", "do not run gofumpt on this module"): the clause's end, "here", "at all",
+#: "anymore", or a phrase of what it is for or what it works on. Not a word of the command
+#: ("never run npm publish"), not how it is run ("directly", "by hand": another way runs it)
+#: and not where ("in CI": it still runs elsewhere)
+_ALONE_AFTER = re.compile(
+    r"[`*_\x1a]*+\s*+(?:$|[.;,:!?)\u2014\u2013]|--?\s|(?:here|at all|anymore|any more|ever|"
+    r"again)\b[^\w]*+(?:$|[.;,:!?)\u2014\u2013])|"
+    r"(?:on|against|over|in)\s++(?:this|the|our)\s++(?:whole\s++|entire\s++)?(?:module|package|"
+    r"repo|repository|codebase|project|crate|workspace|library|tree)\b|"
+    r"for\s++(?!(?:ci|the ci|production|prod|staging|releases?|now)\b)(?:[\w.-]++\s++){0,2}?"
+    r"[\w.-]++\s*+(?:$|[.;,:!?)\u2014\u2013]))",
+    re.IGNORECASE,
+)
+
+
+def _names_tool_alone(hit: _Hit, clause: str, neutral: str, code: tuple[int, int] | None) -> bool:
+    """Whether a value after a negated verb of running is the tool by itself, not one of its
+    commands: its bare name, outside code or as a code span that holds nothing after it
+    (`` `gofumpt` ``, `` `uv run pyright` ``), followed by what :data:`_ALONE_AFTER` allows."""
+    if hit.command or hit.claim or hit.numeric:
+        return False
+    end = hit.end
+    if code is not None:
+        if clause[hit.end : code[1]].strip():
+            return False  # `prettier --write`: a command of the tool
+        end = code[1]
+    elif neutral[hit.end : hit.end + 1] in ("'", "\u2019"):
+        return False  # "the Helm chart's hooks": something of the tool
+    return _ALONE_AFTER.match(neutral, end) is not None
+
 
 def _stance(
     hit: _Hit, clause: str, neutral: str, prefer_context: bool, negated: bool
@@ -740,7 +771,9 @@ def _stance(
     if cue is not None:
         is_contrast = _CONTRAST.match(cue.group(0)) is not None
         if not is_contrast and _RUN_VERB.search(cue.group(0)):
-            return None  # "never run `npm publish`" forbids an action, not the tool
+            # "never run `npm publish`" forbids an action, not the tool; "never run fastlane
+            # for iOS" names the tool alone, and forbids it
+            return "reject" if _names_tool_alone(hit, clause, neutral, code) else None
         return "reject"
     if _WITHOUT_BEFORE.search(before) and _WAIVED_AFTER.match(after):
         return None  # "no changeset file is needed here" waives a step, it bans no tool

@@ -542,12 +542,29 @@ class _CarveOuts:
             return False
         key = (earlier.file_index, relative)
         if key not in self._naming:
+            named = _folder_named(relative)
             self._naming[key] = "\n".join(
                 p.instruction.normalized
                 for p in self._placed
-                if p.file_index == earlier.file_index and relative in p.instruction.text.lower()
+                if p.file_index == earlier.file_index
+                and relative in p.instruction.text.lower()
+                and named.search(p.instruction.text) is not None
             )
         return new.value.lower() in self._naming[key]
+
+
+def _folder_named(relative: str) -> re.Pattern[str]:
+    """Where a sentence names the folder ``relative`` as a folder: a path of more than one
+    part as it is, one part as a path ("ios/", "apps/ios", `` `ios` ``) or with a folder's noun
+    ("the ios app", "the ios folder"), not as a word of a command ("fastlane ios beta")."""
+    name = re.escape(relative)
+    if "/" in relative:
+        return re.compile(rf"(?<![\w.-]){name}(?![\w-])", re.IGNORECASE)
+    return re.compile(
+        rf"(?<![\w.-])(?:(?<=/){name}(?![\w-])|(?<=`){name}(?=`)|{name}/|{name}\s++(?:folder|director(?:y|ies)|"
+        rf"package|app|project|engine|service|module|crate|workspace|tree)\b)",
+        re.IGNORECASE,
+    )
 
 
 #: a sentence that allows a value rather than choosing it ("Dapper may be used for reporting

@@ -1,0 +1,102 @@
+"""Tools named in more shapes of English: a tool forbidden by a negated verb of running it,
+tools whose bare names are ordinary words, and the folder an earlier file names as a folder.
+Written in words of their own, not those of the dev workspaces; each reading comes with the
+sentences that must stay silent."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.lint.conflicts import find_conflicts
+from pi_lsp.lint.instructions import extract_instructions
+
+
+def choices_of(text: str, path: str = "/r/pkg/AGENTS.md") -> set[tuple[str, str, str]]:
+    return {
+        (c.dimension, c.value, c.stance)
+        for i in extract_instructions(path, text + "\n")
+        for c in i.choices
+    }
+
+
+def conflicting(root: str, nested: str, folder: str = "pkg") -> list[str]:
+    files = [("/r/AGENTS.md", root + "\n"), (f"/r/{folder}/AGENTS.md", nested + "\n")]
+    return [f.message for f in find_conflicts(files) if f.rule == "conflicting-instructions"]
+
+
+# --- a negated verb of running the tool itself -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "dimension", "value"),
+    [
+        (
+            "Never run fastlane for Android; the Gradle tasks replaced it.",
+            "mobile-release-tool",
+            "fastlane",
+        ),
+        ("Do not run gofumpt on this package.", "formatter", "gofumpt"),
+        ("Don't run prettier.", "formatter", "prettier"),
+        ("Please don't invoke `eslint` at all.", "js-linter", "ESLint"),
+    ],
+)
+def test_a_negated_run_of_the_tool_alone_rejects_the_tool(
+    sentence: str, dimension: str, value: str
+) -> None:
+    assert (dimension, value, "reject") in choices_of(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Never run `npm publish`.",  # a command of the tool: the action is forbidden
+        "never run npm publish from a laptop",
+        "Don't run `prettier --write` on generated files.",
+        "Never call `docker compose` directly; the Makefile wraps it.",  # make still runs it
+        "Don't run gofumpt by hand, `make fmt` does that.",
+        "We don't run gofumpt in CI, only locally.",  # where, not whether
+        "Do not run gofumpt in CI.",
+        "Do not run the Helm chart's hooks by hand.",  # something of the tool
+        "Don't run eslint on the vendored files.",  # a part of the project
+    ],
+)
+def test_a_negated_run_of_an_action_or_in_a_place_rejects_no_tool(sentence: str) -> None:
+    assert not {c for c in choices_of(sentence) if c[2] == "reject"}
+
+
+def test_a_negated_run_of_the_tool_meets_the_tool_chosen_in_the_root() -> None:
+    root = "Format all Go code with `gofumpt -l -w .`."
+    assert conflicting(root, "Do not run gofumpt on this module; it rewrites generated code.")
+    assert not conflicting(root, "We don't run gofumpt in CI, only locally.")
+    assert not conflicting(root, "Never run `gofumpt -w` on the vendored tree by hand.")
+
+
+# --- bare names that are ordinary words --------------------------------------------------------
+
+
+def test_a_host_named_by_its_bare_name_is_read_where_the_clause_speaks_of_hosting() -> None:
+    assert ("hosting-platform", "Render", "prefer") in choices_of(
+        "The marketing site's production deploy runs on Render."
+    )
+    assert ("hosting-platform", "Render", "prefer") in choices_of("Deploy the API to Render.")
+    # the ordinary word
+    assert not choices_of("The effect runs on render, so keep it cheap.")
+    assert not choices_of("Components re-render on every render.")
+
+
+def test_an_elixir_http_client_named_in_code_after_use() -> None:
+    assert ("http-client-elixir", "Req", "prefer") in choices_of("Outbound HTTP: use `Req`.")
+    assert not choices_of("Send a req to the server and log the response.")
+
+
+# --- the folder an earlier file names ----------------------------------------------------------
+
+
+def test_a_folder_name_inside_a_command_is_no_carve_out_for_that_folder() -> None:
+    root = "Our mobile builds go through Fastlane: `bundle exec fastlane android beta`."
+    assert conflicting(root, "Never run fastlane for Android.", folder="android")
+    # the root names the folder as a folder, with the value: room made for it
+    root = "Builds go through Fastlane; the `android` app keeps its own Gradle tasks."
+    assert not conflicting(root, "Never run fastlane for Android.", folder="android")
+    root = "Builds go through Fastlane, except in android/ where Gradle publishes."
+    assert not conflicting(root, "Never run fastlane for Android.", folder="android")
