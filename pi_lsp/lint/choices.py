@@ -125,7 +125,7 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGN
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
 _WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by|behind)"
 _TOOL_PREPOSITION = re.compile(
-    rf"\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?"
+    rf"(?:\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?|(?<!such\s)\bas\s++an?\s++)"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
@@ -918,7 +918,11 @@ def _catalogue_choices(
         hits = [
             h
             for h in hits
-            if h.claim or h.numeric or _by_preposition(h, masked) or _sent_to(h, masked)
+            if h.claim
+            or h.numeric
+            or _by_preposition(h, masked)
+            or _sent_to(h, masked)
+            or _names_the_object(h, masked)
         ]
 
     choices: list[Choice] = []
@@ -1211,6 +1215,35 @@ def _by_preposition(hit: _Hit, masked: str) -> bool:
     if _DOCUMENT_AFTER.match(masked, end):
         return False
     return _TOOL_PREPOSITION.search(masked, max(0, start - _PREPOSITION_REACH), start) is not None
+
+
+#: a verb that makes a thing and an article right before a value that names what kind of
+#: thing it makes ("declare a Retrofit interface", "define a Zod schema", "write a Playwright
+#: test"): the thing is made with that tool. Not a verb that looks at a thing ("check the
+#: Buildkite build", "read the Sentry issue"): that one may belong to anything
+_OBJECT_OF_WORK = re.compile(
+    _LEAD
+    + r"(?:declare|define|write|create|add|implement|scaffold|generate|model)\s++"
+    + r"(?:a|an|one|new)\s++(?:new\s++)?$",
+    re.IGNORECASE,
+)
+#: the object's noun after the value: a plain lowercase word, not a possessive
+_OBJECT_NOUN = re.compile(r"\s++[a-z][a-z-]*+\b(?![\'\u2019])")
+
+
+def _names_the_object(hit: _Hit, masked: str) -> bool:
+    """Whether ``hit`` is the modifier of the object of the work verb that opens the clause
+    ("declare a Retrofit interface in `data/api/`"): a proper name outside code, between
+    the verb's article and the object's noun."""
+    if hit.command or CODE_MASK in masked[hit.start : hit.end]:
+        return False
+    if not any(ch.isupper() for ch in masked[hit.start : hit.end]):
+        return False
+    if _OBJECT_OF_WORK.match(masked, 0, hit.start) is None:
+        return False
+    return _OBJECT_NOUN.match(masked, hit.end) is not None and not _DOCUMENT_AFTER.match(
+        masked, hit.end
+    )
 
 
 #: a verb that moves the work somewhere, and "to" / "on" before the place ("deploy to Fly.io",

@@ -100,3 +100,53 @@ def test_a_folder_name_inside_a_command_is_no_carve_out_for_that_folder() -> Non
     assert not conflicting(root, "Never run fastlane for Android.", folder="android")
     root = "Builds go through Fastlane, except in android/ where Gradle publishes."
     assert not conflicting(root, "Never run fastlane for Android.", folder="android")
+
+
+# --- a tool named as the kind of thing a rule makes or forbids -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "dimension", "value", "stance"),
+    [
+        ("Don't add Helm charts to the platform repo.", "k8s-packaging", "Helm", "reject"),
+        ("Ship the worker as a Helm chart.", "k8s-packaging", "Helm", "prefer"),
+        (
+            "Never add Retrofit services to the shared module.",
+            "http-client-jvm",
+            "Retrofit",
+            "reject",
+        ),
+        ("Declare a Retrofit interface for each backend.", "http-client-jvm", "Retrofit", "prefer"),
+        ("Define a Zod schema for every form.", "validation-library", "zod", "prefer"),
+        ("Do not add REST endpoints for internal tools.", "api-style", "REST", "reject"),
+        ("Our public APIs are REST.", "api-style", "REST", "prefer"),
+    ],
+)
+def test_a_tool_that_names_the_kind_of_thing_made_is_chosen_or_rejected(
+    sentence: str, dimension: str, value: str, stance: str
+) -> None:
+    assert (dimension, value, stance) in choices_of(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Check the Buildkite build before merging.",  # looking at a thing, not making it
+        "Create the Stripe customer before the first charge.",  # the thing exists already
+        "Don't edit the Helm chart by hand.",
+        "Read the Vite docs before changing the config.",
+        "Take the rest endpoints from the list below.",  # the ordinary word
+        "Add a black border to the focused input.",
+        "Write the rest as plain functions.",
+    ],
+)
+def test_a_tool_named_by_a_thing_looked_at_or_an_ordinary_word_chooses_nothing(
+    sentence: str,
+) -> None:
+    assert not choices_of(sentence)
+
+
+def test_a_forbidden_kind_of_thing_meets_the_tool_chosen_in_the_root() -> None:
+    assert conflicting("Package each service as a Helm chart.", "Do not add Helm charts here.")
+    assert conflicting("Public APIs are REST.", "Do not add REST endpoints; use GraphQL.")
+    assert not conflicting("Package each service as a Helm chart.", "Don't edit the Helm chart.")
