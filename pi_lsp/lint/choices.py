@@ -94,7 +94,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-))\b"
+    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate
@@ -246,7 +246,8 @@ _FACT_OBJECT = (
 _FACT = re.compile(
     r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
-    r"(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
+    # a participle with its reverse in brackets: "(de)serialized", "(un)marshalled"
+    r"(?:\((?:de|un|re|dis)\))?+(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
     r"hosted|spun up))"
     r"|(?:runs?|go(?:es)?|talks?|lives?|deploys?|ships?|connects?|sits?|lands?|flows?|"
     r"points?|writes?|reads?|sends?|publish(?:es)?|releases?|hosts?|stores?|caches?|logs?|"

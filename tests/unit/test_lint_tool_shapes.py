@@ -150,3 +150,45 @@ def test_a_forbidden_kind_of_thing_meets_the_tool_chosen_in_the_root() -> None:
     assert conflicting("Package each service as a Helm chart.", "Do not add Helm charts here.")
     assert conflicting("Public APIs are REST.", "Do not add REST endpoints; use GraphQL.")
     assert not conflicting("Package each service as a Helm chart.", "Don't edit the Helm chart.")
+
+
+# --- verbs and labels that name a tool's use ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "dimension", "value"),
+    [
+        # what a function returns is the error library's type
+        ("Return `anyhow::Result` from the binary's commands.", "error-handling-rust", "anyhow"),
+        # bumping a part of a version scheme uses that scheme
+        ("Bump the semver patch for every fix.", "versioning-scheme", "SemVer"),
+        # a label that names the role by its work
+        ("Type checking: `uvx pyright` over `src/`.", "python-type-checker", "pyright"),
+        # a participle with its reverse in brackets
+        (
+            "Events are (de)serialized with kotlinx.serialization.",
+            "json-library-jvm",
+            "kotlinx.serialization",
+        ),
+        ("Payloads are (un)marshalled with encoding/json.", "json-library-go", "encoding/json"),
+    ],
+)
+def test_a_verb_or_label_of_the_work_chooses_the_tool(
+    sentence: str, dimension: str, value: str
+) -> None:
+    assert (dimension, value, "prefer") in choices_of(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Return early from handlers.",
+        "Return `Result<T, E>` from public functions.",
+        "Don't bump the semver major without a migration note.",
+        "Bump the version when you release.",
+        "JSON is never (de)serialized with Gson.",
+        "Type checking: ask the team before changing it.",
+    ],
+)
+def test_a_verb_or_label_of_the_work_without_a_chosen_tool_chooses_nothing(sentence: str) -> None:
+    assert not {c for c in choices_of(sentence) if c[2] == "prefer"}
