@@ -879,6 +879,13 @@ def _catalogue_choices(
         if working:
             directive, hits = True, working
     if not directive:
+        disused = _disused(masked, body_start, hits)
+        if disused:
+            return [
+                Choice(h.dimension.name, h.value, "reject", h.start, h.end, h.group)
+                for h in disused
+            ]
+    if not directive:
         statement = _statement(
             masked[body_start:], folder, True, lambda subject: _names_a_role(subject, hits)
         )
@@ -1098,6 +1105,47 @@ def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -
         return False
     settings = {(h.start, h.end) for h in _hits(clause[:end], masked[:end]) if h.claim or h.numeric}
     return any((c.start, c.end) not in settings for c in head if not c.weak)
+
+
+#: a statement that the project does without a tool: "<subject> is / are not used", "… is
+#: not a dependency", and where it holds, if anywhere: the project's code as a whole, or a
+#: package, image or service of it ("structlog is not a dependency of the ingest image"). A
+#: narrower place or purpose ("Terraform is not used for DNS") keeps the tool elsewhere
+_DISUSED = re.compile(
+    r"\b(?:is|are)\s++(?:not|never|no\s++longer)\s++(?:used|an?\s++dependency|dependencies|"
+    r"installed)\b(?:\s++(?:in|by)\s++(?:product|production|application|app|library|our|this|"
+    r"the)\s++(?:code|codebase|repo|repository|project|package)\b|\s++(?:here|anywhere)\b|"
+    r"\s++(?:of|in)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|app|"
+    r"module|crate|project)\b)?[\s)]*+(?:$|[.;:!,\u2014\u2013])",
+    re.IGNORECASE,
+)
+#: what may stand between a disused value and the verb: marks, the rest of a list of values,
+#: the end of an aside ("Utility-class frameworks (Tailwind, UnoCSS) are not used")
+_DISUSED_GAP = re.compile(r"[\s`*_\"'\x1a]*+(?:(?:,|/|\bor\b|\band\b)[^().;:]{1,60}?)?\)?\s*+$")
+#: a subject that may name disused values: at most eight words and one aside
+_DISUSED_SUBJECT = re.compile(
+    r"[^\w\x1a(]*+(?:[\w`'\u2019@./+\x1a-]++\s*+){0,8}?(?:\([^()\n]{1,80}+\)\s*+)?$"
+)
+
+
+def _disused(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The values a statement says the project does without (:data:`_DISUSED`): those that
+    are the subject, or its listed aside, right before the verb."""
+    verb = _DISUSED.search(masked, start)
+    if verb is None or _DISUSED_SUBJECT.fullmatch(masked, start, verb.start()) is None:
+        return []
+    subject = masked[start : verb.start()]
+    if _PARTIAL_SUBJECT.match(subject) or _NARRATIVE.search(subject) or _HEDGE.search(subject):
+        return []
+    return [
+        h
+        for h in hits
+        if start <= h.start
+        and h.end <= verb.start()
+        and not h.command
+        and not h.numeric
+        and _DISUSED_GAP.match(masked, h.end, verb.start()) is not None
+    ]
 
 
 #: "<value> is our <role>" / "<value> is the <role>" ("Docker is our container runtime",

@@ -192,3 +192,44 @@ def test_a_verb_or_label_of_the_work_chooses_the_tool(
 )
 def test_a_verb_or_label_of_the_work_without_a_chosen_tool_chooses_nothing(sentence: str) -> None:
     assert not {c for c in choices_of(sentence) if c[2] == "prefer"}
+
+
+# --- a statement that the project does without a tool ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rejected"),
+    [
+        ("Redux is not used anywhere.", {("state-management", "Redux")}),
+        (
+            "CSS-in-JS libraries (Emotion, styled-components) are not used in product code.",
+            {("css-approach", "Emotion"), ("css-approach", "styled-components")},
+        ),
+        ("structlog is not a dependency of the worker image.", {("logging-library", "structlog")}),
+    ],
+)
+def test_a_tool_the_project_does_without_is_rejected(
+    sentence: str, rejected: set[tuple[str, str]]
+) -> None:
+    assert {(d, v) for d, v, s in choices_of(sentence) if s == "reject"} >= rejected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Terraform is not used for DNS.",  # a purpose: it is used for the rest
+        "Jest mocks are not used in e2e tests.",  # the tool modifies another subject
+        "The `--watch` flag is not used by Vite.",
+        "Redux was not used in the old app.",  # history
+        "Some packages are not installed with pnpm.",
+        "Redux is not used in the admin panel.",  # a place
+    ],
+)
+def test_a_tool_not_used_somewhere_or_for_something_is_not_rejected(sentence: str) -> None:
+    assert not {c for c in choices_of(sentence) if c[2] == "reject"}
+
+
+def test_the_standard_library_logging_module_is_the_stdlib_logger() -> None:
+    assert ("logging-library", "stdlib logging", "prefer") in choices_of(
+        "Use the standard library `logging` module for every service."
+    )
