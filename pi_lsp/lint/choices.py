@@ -716,6 +716,21 @@ def _code_span(masked: str, start: int) -> tuple[int, int] | None:
 #: characters before and after a value that its stance is read from
 _CUE_WINDOW = 160
 
+#: a rule that ends on a colon right before a code span: the code shows how to follow it
+#: ("Stick to the standard library: `logger = logging.getLogger(__name__)`")
+_SHOWN_AFTER_COLON = re.compile(r":[\s*_]*+$")
+
+
+def _shown_call(hit: _Hit, clause: str, neutral: str, code: tuple[int, int]) -> bool:
+    """Whether a value inside code is a call of its own API that the code span shows as the
+    way to follow the rule before the colon: the name is dotted ("logging.getLogger",
+    "structlog.get_logger"), and the span comes right after the rule's colon."""
+    surface = clause[hit.start : hit.end]
+    if "." not in surface.strip(".") and "::" not in surface:
+        return False
+    return _SHOWN_AFTER_COLON.search(neutral, max(0, code[0] - 8), code[0]) is not None
+
+
 #: what may follow a tool that a negated "run" / "call" names by itself ("never run fastlane
 #: for iOS", "do not run gofumpt on this module"): the clause's end, "here", "at all",
 #: "anymore", or a phrase of what it is for or what it works on. Not a word of the command
@@ -755,7 +770,9 @@ def _stance(
     start = hit.start
     code = _code_span(neutral, hit.start)
     if code is not None and not hit.claim:
-        if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]):
+        if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]) and not _shown_call(
+            hit, clause, neutral, code
+        ):
             return None  # a tool name inside a code snippet: `import { x } from "vitest"`
         start = code[0]
     # the cues are read near the value only: the text before and after is cut to a window,

@@ -233,3 +233,12 @@ def test_the_standard_library_logging_module_is_the_stdlib_logger() -> None:
     assert ("logging-library", "stdlib logging", "prefer") in choices_of(
         "Use the standard library `logging` module for every service."
     )
+
+
+def test_a_call_of_the_tools_api_shown_after_the_rules_colon_chooses_the_tool() -> None:
+    text = "Stick to the standard library: `log = logging.getLogger(__name__)`."
+    assert ("logging-library", "stdlib logging", "prefer") in choices_of(text)
+    # not a command nor a call shown as the way to follow a rule
+    assert not choices_of("Don't do this: `log = logging.getLogger(__name__)`.")
+    assert not choices_of("Example: `log = logging.getLogger(__name__)`.")
+    assert not choices_of('Import helpers like this: `import { expect } from "vitest"`.')
