@@ -1132,8 +1132,8 @@ _DISUSED = re.compile(
     r"\b(?:is|are)\s++(?:not|never|no\s++longer)\s++(?:used|an?\s++dependency|dependencies|"
     r"installed)\b(?:\s++(?:in|by)\s++(?:product|production|application|app|library|our|this|"
     r"the)\s++(?:code|codebase|repo|repository|project|package)\b|\s++(?:here|anywhere)\b|"
-    r"\s++(?:of|in)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|app|"
-    r"module|crate|project)\b)?[\s)]*+(?:$|[.;:!,\u2014\u2013])",
+    r"\s++(?:of|in|for)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|"
+    r"app|module|crate|project|repo|repository|codebase)\b)?[\s)]*+(?:$|[.;:!,\u2014\u2013])",
     re.IGNORECASE,
 )
 #: what may stand between a disused value and the verb: marks, the rest of a list of values,

@@ -537,7 +537,8 @@ _KEY_HEADER = re.compile(
 _VALUE_HEADER = re.compile(
     r"^(?:value|values|choice|tool|tools|standard|default|setting|version|we use|"
     r"answer|decision|policy|convention|limit|requirement|required|current|preferred|"
-    r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product)$",
+    r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product|"
+    r"commands?|how|how to run|invocation)$",
     re.I,
 )
 

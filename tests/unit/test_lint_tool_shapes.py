@@ -242,3 +242,24 @@ def test_a_call_of_the_tools_api_shown_after_the_rules_colon_chooses_the_tool() 
     assert not choices_of("Don't do this: `log = logging.getLogger(__name__)`.")
     assert not choices_of("Example: `log = logging.getLogger(__name__)`.")
     assert not choices_of('Import helpers like this: `import { expect } from "vitest"`.')
+
+
+def test_a_tool_not_used_for_the_files_own_package_is_rejected() -> None:
+    text = "nextest is not used for this crate: its tests share one global cache."
+    assert ("test-runner", "nextest", "reject") in choices_of(text)
+
+
+def test_a_commands_table_row_chooses_the_tool_its_task_names() -> None:
+    table = (
+        "| Task | Command |\n|---|---|\n"
+        "| Build | `cargo build --workspace` |\n"
+        "| Test | `cargo nextest run --workspace` |\n"
+    )
+    assert ("test-runner", "nextest", "prefer") in choices_of(table)
+    # a row whose command names no tool of its task's role chooses nothing
+    table = "| Task | Command |\n|---|---|\n| Serve | `make serve` |\n"
+    assert not {c for c in choices_of(table) if c[0] == "test-runner"}
+    assert conflicting(
+        "| Task | Command |\n|---|---|\n| Test | `cargo nextest run --workspace` |",
+        "Run `cargo test -p tiles`. nextest is not used for this crate.",
+    )
