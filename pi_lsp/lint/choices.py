@@ -125,8 +125,26 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGN
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
 _WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by|behind)"
 _TOOL_PREPOSITION = re.compile(
-    rf"(?:\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?|(?<!such\s)\bas\s++an?\s++)"
+    rf"(?:\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++|its\s++|their\s++|our\s++)?|"
+    r"(?<!such\s)\bas\s++an?\s++)"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
+    re.IGNORECASE,
+)
+#: a rule of the work without a subject, opened by its participle: "Deployed with Kustomize
+#: overlays", "Bundled with esbuild", "Tested with pytest" (the file's own code is meant);
+#: like a work verb it chooses the values its preposition introduces
+_BARE_PARTICIPLE = re.compile(
+    r"[^\w\x1a]*+(?:deployed|built|bundled|tested|formatted|linted|hosted|served|packaged|"
+    r"managed|released|published|shipped|generated|compiled|styled|rendered|validated|"
+    r"provisioned|orchestrated|scheduled|containeri[sz]ed|documented|typed|type-checked)\s++"
+    rf"{_WORK_PREPOSITIONS}\b",
+    re.IGNORECASE,
+)
+#: a value set against the one a work verb chose, after a comma: "with zod, not yup",
+#: "via Kustomize overlays, not Helm", "through Vite, instead of webpack"
+_CONTRASTED = re.compile(
+    r"[,;(]\s*+(?:but\s++)?(?:not|never|instead\s++of|rather\s++than|in\s++place\s++of)\s++"
+    r"(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
 #: how far before a value its preposition is looked for
@@ -880,7 +898,9 @@ def _catalogue_choices(
     after_verb = 0
     value_by: int | None = None
     by_preposition = False
-    if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
+    if not directive and (
+        _TOOL_DIRECTIVE.match(masked, body_start) or _BARE_PARTICIPLE.match(masked, body_start)
+    ):
         directive = by_preposition = True
     if not directive:
         entry = _command_entry(clause, masked, hits)
@@ -948,6 +968,7 @@ def _catalogue_choices(
             or _by_preposition(h, masked)
             or _sent_to(h, masked)
             or _names_the_object(h, masked)
+            or _CONTRASTED.search(masked, max(0, h.start - 32), h.start) is not None
         ]
 
     choices: list[Choice] = []

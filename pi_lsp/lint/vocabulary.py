@@ -79,7 +79,7 @@ _COPULAS = frozenset({"is", "are"})
 _SUBJECT_OPENERS = frozenset({"all", "every", "new", "our", "the", "any", "each"})
 #: The words right before a command in prose that make it the command ("run make").
 _COMMAND_LEAD = frozenset({"run", "runs", "running", "use", "using", "via", "with", "through"})
-_ARTICLES = frozenset({"a", "an", "the", "only", "plain"})
+_ARTICLES = frozenset({"a", "an", "the", "only", "plain", "its", "their", "our"})
 
 
 @dataclass(frozen=True, slots=True)

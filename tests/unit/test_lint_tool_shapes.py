@@ -263,3 +263,41 @@ def test_a_commands_table_row_chooses_the_tool_its_task_names() -> None:
         "| Task | Command |\n|---|---|\n| Test | `cargo nextest run --workspace` |",
         "Run `cargo test -p tiles`. nextest is not used for this crate.",
     )
+
+
+# --- a rule of the work without a subject, and the value set against it ---------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "Deployed with Kustomize overlays, not Helm.",
+            {("k8s-packaging", "Kustomize", "prefer"), ("k8s-packaging", "Helm", "reject")},
+        ),
+        ("Bundled with esbuild.", {("bundler", "esbuild", "prefer")}),
+        (
+            "Validate payloads with zod, not yup.",
+            {("validation-library", "zod", "prefer"), ("validation-library", "yup", "reject")},
+        ),
+        # the owner before the tool's thing: "its Helm chart"
+        ("Each service is deployed with its Helm chart.", {("k8s-packaging", "Helm", "prefer")}),
+    ],
+)
+def test_a_participle_rule_and_a_contrasted_value_are_read(
+    sentence: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert choices_of(sentence) >= expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Based on React Native's navigation guide.",  # no verb of the work
+        "Deployed with care; ask first.",
+        "Do not use its Helm chart's hooks.",
+        "Validate payloads with the schema, not by hand.",
+    ],
+)
+def test_a_participle_or_contrast_without_a_tool_chooses_nothing(sentence: str) -> None:
+    assert not {c for c in choices_of(sentence) if c[2] == "prefer"}
