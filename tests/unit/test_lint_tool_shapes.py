@@ -301,3 +301,10 @@ def test_a_participle_rule_and_a_contrasted_value_are_read(
 )
 def test_a_participle_or_contrast_without_a_tool_chooses_nothing(sentence: str) -> None:
     assert not {c for c in choices_of(sentence) if c[2] == "prefer"}
+
+
+def test_a_dash_or_semicolon_inside_inline_code_breaks_no_clause() -> None:
+    text = "Write each migration as a SQL file with `-- migrate:up` parts, applied by `dbmate up`."
+    assert ("migration-tool", "dbmate", "prefer") in choices_of(text)
+    # a real break still splits: the second clause's value is its own
+    assert ("test-runner", "pytest", "prefer") in choices_of("Tests use pytest; see below.")
