@@ -759,7 +759,8 @@ _ALONE_AFTER = re.compile(
     r"again)\b[^\w]*+(?:$|[.;,:!?)\u2014\u2013])|"
     r"(?:on|against|over|in)\s++(?:this|the|our)\s++(?:whole\s++|entire\s++)?(?:module|package|"
     r"repo|repository|codebase|project|crate|workspace|library|tree)\b|"
-    r"for\s++(?!(?:ci|the ci|production|prod|staging|releases?|now)\b)(?:[\w.-]++\s++){0,2}?"
+    r"for\s++(?!(?:ci|the|a|an|every|each|all|any|whole|entire|production|prod|staging|releases?|"
+    r"now)\b)(?:[\w.-]++\s++){0,2}?"
     r"[\w.-]++\s*+(?:$|[.;,:!?)\u2014\u2013]))",
     re.IGNORECASE,
 )

@@ -58,6 +58,8 @@ def test_a_negated_run_of_the_tool_alone_rejects_the_tool(
         "Do not run gofumpt in CI.",
         "Do not run the Helm chart's hooks by hand.",  # something of the tool
         "Don't run eslint on the vendored files.",  # a part of the project
+        "Never run prettier for the whole repo; format only the files you touched.",  # extent
+        "Never run jest for every commit.",  # how often
     ],
 )
 def test_a_negated_run_of_an_action_or_in_a_place_rejects_no_tool(sentence: str) -> None:
@@ -223,6 +225,7 @@ def test_a_tool_the_project_does_without_is_rejected(
         "Redux was not used in the old app.",  # history
         "Some packages are not installed with pnpm.",
         "Redux is not used in the admin panel.",  # a place
+        "Docker is not installed on the CI runners.",
     ],
 )
 def test_a_tool_not_used_somewhere_or_for_something_is_not_rejected(sentence: str) -> None:
@@ -297,6 +300,7 @@ def test_a_participle_rule_and_a_contrasted_value_are_read(
         "Deployed with care; ask first.",
         "Do not use its Helm chart's hooks.",
         "Validate payloads with the schema, not by hand.",
+        "Parse the response as a JSON object.",  # a form of data, not a tool of the work
     ],
 )
 def test_a_participle_or_contrast_without_a_tool_chooses_nothing(sentence: str) -> None:
