@@ -94,7 +94,8 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump)\b"
+    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump|"
+    r"replace)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate
@@ -191,7 +192,9 @@ _CUE_END = r"\s*+\W{0,2}\s*+$"
 _FILLER = (
     r"(?:\s++(?:use|using|run|running|call|calling|invoke|invoking|install|installing|add|"
     r"adding|the|a|an|any|with|rely on|depend on|to|use of|via|other|tools like|like|"
-    r"commands? like|such as))*"
+    r"commands? like|such as|(?:re)?introduce|(?:re)?introducing|pull in|pulling in|"
+    r"bring in|bringing in|reach for|reaching for|import|importing|adopt|adopting|"
+    r"switch to|switching to|add back|bring back))*"
 )
 _REJECT_BEFORE = re.compile(r"\b" + cues.REJECTING + _FILLER + _CUE_END, re.IGNORECASE)
 _OVER_BEFORE = re.compile(r"\bover" + _CUE_END, re.IGNORECASE)
@@ -734,6 +737,16 @@ def _code_span(masked: str, start: int) -> tuple[int, int] | None:
 #: characters before and after a value that its stance is read from
 _CUE_WINDOW = 160
 
+#: a rejecting cue that replaces the value: under a negation it keeps it instead
+_REPLACING = re.compile(r"(?:replac\w*|in place of)\b", re.IGNORECASE)
+#: a move away from a value, said as an instruction: "switch from npm to pnpm", "migrate the
+#: tests from Jest to Vitest", "move off Heroku"
+_LEAVING_BEFORE = re.compile(
+    r"\b(?:switch|migrate|move|port|convert)\s++(?:[\w-]++\s++){0,3}?(?:from|off|off\s++of|"
+    r"away\s++from)\s++(?:the\s++)?[`*_\"'\x1a]{0,2}$",
+    re.IGNORECASE,
+)
+
 #: a rule that ends on a colon right before a code span: the code shows how to follow it
 #: ("Stick to the standard library: `logger = logging.getLogger(__name__)`")
 _SHOWN_AFTER_COLON = re.compile(r":[\s*_]*+$")
@@ -804,9 +817,15 @@ def _stance(
         return None  # "the Vite plugin" names a plugin, it does not choose Vite
     if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):
         return "reject"
+    if _LEAVING_BEFORE.search(before):
+        # "switch from npm to pnpm": the value is left behind; "don't switch from pnpm"
+        # keeps it
+        return None if negated else "reject"
     cue = _REJECT_BEFORE.search(before)
     if cue is not None:
         is_contrast = _CONTRAST.match(cue.group(0)) is not None
+        if negated and _REPLACING.match(cue.group(0)):
+            return None  # "don't replace Jest with Vitest" keeps Jest
         if not is_contrast and _RUN_VERB.search(cue.group(0)):
             # "never run `npm publish`" forbids an action, not the tool; "never run fastlane
             # for iOS" names the tool alone, and forbids it

@@ -312,3 +312,45 @@ def test_a_dash_or_semicolon_inside_inline_code_breaks_no_clause() -> None:
     assert ("migration-tool", "dbmate", "prefer") in choices_of(text)
     # a real break still splits: the second clause's value is its own
     assert ("test-runner", "pytest", "prefer") in choices_of("Tests use pytest; see below.")
+
+
+# --- more verbs that bring a tool in or move off it ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Do not introduce Redux.", {("state-management", "Redux", "reject")}),
+        ("Never introduce a Redux store.", {("state-management", "Redux", "reject")}),
+        ("Don't pull in Moment.js.", {("date-library", "Moment.js", "reject")}),
+        ("Do not reintroduce Jest.", {("test-runner", "jest", "reject")}),
+        (
+            "Switch from npm to pnpm.",
+            {("package-manager", "npm", "reject"), ("package-manager", "pnpm", "prefer")},
+        ),
+        (
+            "Migrate the tests from Jest to Vitest.",
+            {("test-runner", "jest", "reject"), ("test-runner", "vitest", "prefer")},
+        ),
+        (
+            "Replace Moment.js with date-fns.",
+            {("date-library", "Moment.js", "reject"), ("date-library", "date-fns", "prefer")},
+        ),
+    ],
+)
+def test_a_verb_that_brings_a_tool_in_or_moves_off_it_reads_its_stance(
+    sentence: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert choices_of(sentence) >= expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Don't replace Jest with Vitest.",  # keeps Jest: no rejection of it
+        "Don't switch from pnpm to npm.",
+        "Never migrate the tests from Jest.",
+    ],
+)
+def test_a_negated_move_off_a_tool_rejects_nothing(sentence: str) -> None:
+    assert not {c for c in choices_of(sentence) if c[2] == "reject"}
