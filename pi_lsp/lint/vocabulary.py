@@ -72,8 +72,9 @@ _STRICT_LEAD = frozenset(
 _CONTEXT_LEAD = frozenset({"in", "at"})
 #: a verb that makes something with a tool, and "as" after it ("add Helm charts", "declare a
 #: Retrofit interface", "package it as a Helm chart"): before a strict value only when the
-#: value is capitalised as a name ("write a Swift package", not "add a black border")
-_MAKING_LEAD = frozenset({"add", "adding", "declare", "define", "write", "create", "as"})
+#: value is capitalised as a name ("write a Swift package", not "add a black border"); "no"
+#: before one is its ban ("No Helm charts.")
+_MAKING_LEAD = frozenset({"add", "adding", "declare", "define", "write", "create", "as", "no"})
 #: "<subject> is <value>" chooses a strict value when the subject names its role
 _COPULAS = frozenset({"is", "are"})
 _SUBJECT_OPENERS = frozenset({"all", "every", "new", "our", "the", "any", "each"})

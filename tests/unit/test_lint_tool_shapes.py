@@ -354,3 +354,15 @@ def test_a_verb_that_brings_a_tool_in_or_moves_off_it_reads_its_stance(
 )
 def test_a_negated_move_off_a_tool_rejects_nothing(sentence: str) -> None:
     assert not {c for c in choices_of(sentence) if c[2] == "reject"}
+
+
+def test_a_banned_or_deprecated_tool_is_rejected() -> None:
+    assert ("k8s-packaging", "Helm", "reject") in choices_of("No Helm charts.")
+    assert ("state-management", "Redux", "reject") in choices_of("Redux is deprecated here.")
+    assert ("component-test-library", "Enzyme", "reject") in choices_of(
+        "Enzyme is deprecated; use Testing Library."
+    )
+    # an ordinary word, a flag of the tool, a purpose: no ban of the tool
+    assert not choices_of("No black borders on inputs.")
+    assert not choices_of("The `--legacy` flag is deprecated in Vite 5.")
+    assert not choices_of("Redux is deprecated for new screens.")
