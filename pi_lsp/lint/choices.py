@@ -750,15 +750,19 @@ _LEAVING_BEFORE = re.compile(
 #: a rule that ends on a colon right before a code span: the code shows how to follow it
 #: ("Stick to the standard library: `logger = logging.getLogger(__name__)`")
 _SHOWN_AFTER_COLON = re.compile(r":[\s*_]*+$")
+#: a dotted name of a module's function ("logging.getLogger", "structlog.get_logger")
+_API_CALL = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++")
 
 
 def _shown_call(hit: _Hit, clause: str, neutral: str, code: tuple[int, int]) -> bool:
     """Whether a value inside code is a call of its own API that the code span shows as the
-    way to follow the rule before the colon: the name is dotted ("logging.getLogger",
-    "structlog.get_logger"), and the span comes right after the rule's colon."""
-    surface = clause[hit.start : hit.end]
-    if "." not in surface.strip(".") and "::" not in surface:
-        return False
+    way to follow the rule before the colon: a dotted name called ("logging.getLogger(…)",
+    "structlog.get_logger()"), in a span that comes right after the rule's colon."""
+    if (
+        _API_CALL.fullmatch(clause, hit.start, hit.end) is None
+        or clause[hit.end : hit.end + 1] != "("
+    ):
+        return False  # a file name (`kebab-case.test.ts`) or a bare name shows no call
     return _SHOWN_AFTER_COLON.search(neutral, max(0, code[0] - 8), code[0]) is not None
 
 

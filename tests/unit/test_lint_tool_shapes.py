@@ -366,3 +366,9 @@ def test_a_banned_or_deprecated_tool_is_rejected() -> None:
     assert not choices_of("No black borders on inputs.")
     assert not choices_of("The `--legacy` flag is deprecated in Vite 5.")
     assert not choices_of("Redux is deprecated for new screens.")
+
+
+def test_a_file_name_shown_after_a_colon_is_no_call_of_an_api() -> None:
+    assert not {
+        c for c in choices_of("Add the case to: `stream.test.ts`.") if c[0] == "test-naming"
+    }
