@@ -393,11 +393,17 @@ class _ChoiceIndex:
 
     def earliest_contradicting(self, new: Choice, scope: Scope = EVERYWHERE) -> int | None:
         """The position (in adding order) of the first instruction contradicting ``new`` whose
-        scope overlaps ``scope``."""
+        scope overlaps ``scope``; for a preference, the first rejection of the same value
+        before any preference of another value."""
         key = (new.dimension, new.value)
         if new.stance == "reject":
             return self._first(self._prefer_value.get(key), scope)
-        candidates = [self._first(self._reject_value.get(key), scope)]
+        rejected = self._first(self._reject_value.get(key), scope)
+        if rejected is not None:
+            # "do not use Tailwind" is the rule a later "use Tailwind" breaks, more plainly
+            # than an earlier preference of another value
+            return rejected
+        candidates: list[int | None] = []
         for known, values in self._preferred.get((new.dimension, new.group), {}).items():
             if not scopes_overlap(known, scope):
                 continue

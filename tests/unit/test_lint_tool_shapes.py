@@ -372,3 +372,13 @@ def test_a_file_name_shown_after_a_colon_is_no_call_of_an_api() -> None:
     assert not {
         c for c in choices_of("Add the case to: `stream.test.ts`.") if c[0] == "test-naming"
     }
+
+
+def test_a_preference_meets_the_rejection_of_its_value_before_another_preference() -> None:
+    root = (
+        "- Components are styled with CSS Modules.\n"
+        "- Utility-class frameworks (Tailwind, UnoCSS) are not used in product code."
+    )
+    found = conflicting(root, "Style new screens with Tailwind utility classes.")
+    assert len(found) == 1
+    assert "do not use Tailwind CSS" in found[0]
