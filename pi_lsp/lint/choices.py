@@ -148,6 +148,8 @@ _CONTRASTED = re.compile(
     r"(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
+#: "as" right before a code span that holds the value: the form the work takes
+_AS_BEFORE_CODE = re.compile(r"\bas\s++$", re.IGNORECASE)
 #: how far before a value its preposition is looked for
 _PREPOSITION_REACH = 48
 #: a value that names where to read about something, not what to use ("in the pnpm docs")
@@ -1325,6 +1327,8 @@ def _by_preposition(hit: _Hit, masked: str) -> bool:
     end = code[1] if code is not None else hit.end
     if _DOCUMENT_AFTER.match(masked, end):
         return False
+    if code is not None and _AS_BEFORE_CODE.search(masked, max(0, start - 8), start):
+        return True  # "expose uploads as `POST /api/uploads`"
     return _TOOL_PREPOSITION.search(masked, max(0, start - _PREPOSITION_REACH), start) is not None
 
 

@@ -382,3 +382,13 @@ def test_a_preference_meets_the_rejection_of_its_value_before_another_preference
     found = conflicting(root, "Style new screens with Tailwind utility classes.")
     assert len(found) == 1
     assert "do not use Tailwind CSS" in found[0]
+
+
+def test_an_endpoint_written_as_method_and_path_is_a_rest_route() -> None:
+    text = "Expose image uploads as `POST /api/images` (an Express router), returning JSON."
+    assert ("api-style", "REST", "prefer") in choices_of(text)
+    assert conflicting("Don't add REST routes for product features.", text)
+    # GraphQL's single endpoint, a verb of English, a path alone: no REST
+    assert not choices_of("Send every query as `POST /graphql`.")
+    assert not choices_of("Post the update to the channel.")
+    assert not choices_of("Delete /tmp files after the run.")
