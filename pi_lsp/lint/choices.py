@@ -1176,11 +1176,14 @@ def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -
 #: package, image or service of it ("structlog is not a dependency of the ingest image"). A
 #: narrower place or purpose ("Terraform is not used for DNS") keeps the tool elsewhere
 _DISUSED = re.compile(
-    r"\b(?:is|are)\s++(?:(?:not|never|no\s++longer)\s++(?:used|an?\s++dependency|dependencies|"
-    r"installed)|deprecated|banned)\b(?:\s++(?:in|by)\s++(?:product|production|application|app|library|our|this|"
+    r"\b(?:(?:(?:is|are)\s++(?:not|never|no\s++longer)|isn['\u2019]t|aren['\u2019]t)\s++"
+    r"(?:used|an?\s++dependency|dependencies|installed)|(?:is|are)\s++(?:deprecated|banned))\b"
+    r"(?:\s++(?:in|by)\s++(?:product|production|application|app|library|our|this|"
     r"the)\s++(?:code|codebase|repo|repository|project|package)\b|\s++(?:here|anywhere)\b|"
-    r"\s++(?:of|in|for)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|"
-    r"app|module|crate|project|repo|repository|codebase)\b)?[\s)]*+(?:$|[.;:!,\u2014\u2013])",
+    r"\s++(?:of|for)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|"
+    r"app|module|crate|project|repo|repository|codebase)\b|"
+    r"\s++in\s++(?:this|our)\s++(?:image|package|service|app|module|crate|project|repo|"
+    r"repository|codebase)\b)?[\s)]*+(?:$|[.;:!,\u2014\u2013])",
     re.IGNORECASE,
 )
 #: what may stand between a disused value and the verb: marks, the rest of a list of values,

@@ -203,6 +203,7 @@ def test_a_verb_or_label_of_the_work_without_a_chosen_tool_chooses_nothing(sente
     ("sentence", "rejected"),
     [
         ("Redux is not used anywhere.", {("state-management", "Redux")}),
+        ("Redux isn't used in this package.", {("state-management", "Redux")}),
         (
             "CSS-in-JS libraries (Emotion, styled-components) are not used in product code.",
             {("css-approach", "Emotion"), ("css-approach", "styled-components")},
@@ -226,6 +227,7 @@ def test_a_tool_the_project_does_without_is_rejected(
         "Some packages are not installed with pnpm.",
         "Redux is not used in the admin panel.",  # a place
         "Docker is not installed on the CI runners.",
+        "Redux isn't used in the admin app.",  # a part of the project
     ],
 )
 def test_a_tool_not_used_somewhere_or_for_something_is_not_rejected(sentence: str) -> None:
