@@ -95,7 +95,7 @@ _VERBS = (
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
     r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump|"
-    r"replace)\b"
+    r"replace|favou?r|opt\s++for)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate
@@ -200,6 +200,13 @@ _FILLER = (
 )
 _REJECT_BEFORE = re.compile(r"\b" + cues.REJECTING + _FILLER + _CUE_END, re.IGNORECASE)
 _OVER_BEFORE = re.compile(r"\bover" + _CUE_END, re.IGNORECASE)
+#: "prefer pnpm to npm", "favour date-fns to Moment.js": the value after "to" is the one not
+#: preferred (the preferred one is one or two words, or a code span, right after the verb)
+_PREFER_TO_BEFORE = re.compile(
+    r"\b(?:prefer|favou?r)\s++[`*_\"']?+[\w.@/+\x1a-]++(?:\s++[\w.@/+\x1a-]++)?[`*_\"']?+\s++to"
+    + _CUE_END,
+    re.IGNORECASE,
+)
 _REJECT_AFTER = re.compile(
     r"^\W{0,2}\s*(?:is|are)\s+(?:not allowed|forbidden|banned|deprecated|not supported|"
     r"discouraged|not used|no longer used)\b",
@@ -839,7 +846,9 @@ def _stance(
         return "reject"
     if _WITHOUT_BEFORE.search(before) and _WAIVED_AFTER.match(after):
         return None  # "no changeset file is needed here" waives a step, it bans no tool
-    if _WITHOUT_BEFORE.search(before) or (prefer_context and _OVER_BEFORE.search(before)):
+    if _WITHOUT_BEFORE.search(before) or (
+        prefer_context and (_OVER_BEFORE.search(before) or _PREFER_TO_BEFORE.search(before))
+    ):
         return "reject"
     if _REJECT_AFTER.match(after):
         return "reject"
@@ -966,7 +975,7 @@ def _catalogue_choices(
         named = _value_before_role(masked, body_start, hits)
         if named:
             directive, hits = True, named
-    prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
+    prefer_context = re.search(r"\b(?:prefer|favou?r)", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = cues.NEGATED_START.match(neutral) is not None
     cut = _cut(neutral, hits, negated)

@@ -394,3 +394,25 @@ def test_an_endpoint_written_as_method_and_path_is_a_rest_route() -> None:
     assert not choices_of("Send every query as `POST /graphql`.")
     assert not choices_of("Post the update to the channel.")
     assert not choices_of("Delete /tmp files after the run.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "preferred", "rejected"),
+    [
+        ("Prefer pnpm to npm.", "pnpm", "npm"),
+        ("Prefer `pnpm` to `npm` in scripts.", "pnpm", "npm"),
+        ("Favour pnpm over npm.", "pnpm", "npm"),
+        ("Opt for pnpm instead of npm.", "pnpm", "npm"),
+    ],
+)
+def test_preferring_one_tool_to_another_rejects_the_other(
+    sentence: str, preferred: str, rejected: str
+) -> None:
+    found = choices_of(sentence)
+    assert ("package-manager", preferred, "prefer") in found
+    assert ("package-manager", rejected, "reject") in found
+
+
+def test_prefer_to_with_a_purpose_rejects_nothing() -> None:
+    assert not {c for c in choices_of("Prefer pnpm to keep installs fast.") if c[2] == "reject"}
+    assert not choices_of("Favor composition over inheritance.")
