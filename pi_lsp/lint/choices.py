@@ -94,7 +94,8 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-))\b"
+    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump|"
+    r"replace|favou?r|opt\s++for)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate
@@ -125,10 +126,30 @@ _TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGN
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
 _WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by|behind)"
 _TOOL_PREPOSITION = re.compile(
-    rf"\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++)?"
+    rf"(?:\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++|its\s++|their\s++|our\s++)?|"
+    r"(?<!such\s)\bas\s++an?\s++)"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
 )
+#: a rule of the work without a subject, opened by its participle: "Deployed with Kustomize
+#: overlays", "Bundled with esbuild", "Tested with pytest" (the file's own code is meant);
+#: like a work verb it chooses the values its preposition introduces
+_BARE_PARTICIPLE = re.compile(
+    r"[^\w\x1a]*+(?:deployed|built|bundled|tested|formatted|linted|hosted|served|packaged|"
+    r"managed|released|published|shipped|generated|compiled|styled|rendered|validated|"
+    r"provisioned|orchestrated|scheduled|containeri[sz]ed|documented|typed|type-checked)\s++"
+    rf"{_WORK_PREPOSITIONS}\b",
+    re.IGNORECASE,
+)
+#: a value set against the one a work verb chose, after a comma: "with zod, not yup",
+#: "via Kustomize overlays, not Helm", "through Vite, instead of webpack"
+_CONTRASTED = re.compile(
+    r"[,;(]\s*+(?:but\s++)?(?:not|never|instead\s++of|rather\s++than|in\s++place\s++of)\s++"
+    r"(?:the\s++|an?\s++)?[`*_\"'\x1a]{0,2}$",
+    re.IGNORECASE,
+)
+#: "as" right before a code span that holds the value: the form the work takes
+_AS_BEFORE_CODE = re.compile(r"\bas\s++$", re.IGNORECASE)
 #: how far before a value its preposition is looked for
 _PREPOSITION_REACH = 48
 #: a value that names where to read about something, not what to use ("in the pnpm docs")
@@ -174,10 +195,19 @@ _CUE_END = r"\s*+\W{0,2}\s*+$"
 _FILLER = (
     r"(?:\s++(?:use|using|run|running|call|calling|invoke|invoking|install|installing|add|"
     r"adding|the|a|an|any|with|rely on|depend on|to|use of|via|other|tools like|like|"
-    r"commands? like|such as))*"
+    r"commands? like|such as|(?:re)?introduce|(?:re)?introducing|pull in|pulling in|"
+    r"bring in|bringing in|reach for|reaching for|import|importing|adopt|adopting|"
+    r"switch to|switching to|add back|bring back))*"
 )
 _REJECT_BEFORE = re.compile(r"\b" + cues.REJECTING + _FILLER + _CUE_END, re.IGNORECASE)
 _OVER_BEFORE = re.compile(r"\bover" + _CUE_END, re.IGNORECASE)
+#: "prefer pnpm to npm", "favour date-fns to Moment.js": the value after "to" is the one not
+#: preferred (the preferred one is one or two words, or a code span, right after the verb)
+_PREFER_TO_BEFORE = re.compile(
+    r"\b(?:prefer|favou?r)\s++[`*_\"']?+[\w.@/+\x1a-]++(?:\s++[\w.@/+\x1a-]++)?[`*_\"']?+\s++to"
+    + _CUE_END,
+    re.IGNORECASE,
+)
 _REJECT_AFTER = re.compile(
     r"^\W{0,2}\s*(?:is|are)\s+(?:not allowed|forbidden|banned|deprecated|not supported|"
     r"discouraged|not used|no longer used)\b",
@@ -247,7 +277,8 @@ _FACT_OBJECT = (
 _FACT = re.compile(
     r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
-    r"(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
+    # a participle with its reverse in brackets: "(de)serialized", "(un)marshalled"
+    r"(?:\((?:de|un|re|dis)\))?+(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
     r"hosted|spun up))"
     r"|(?:runs?|go(?:es)?|talks?|lives?|deploys?|ships?|connects?|sits?|lands?|flows?|"
     r"points?|writes?|reads?|sends?|publish(?:es)?|releases?|hosts?|stores?|caches?|logs?|"
@@ -717,6 +748,67 @@ def _code_span(masked: str, start: int) -> tuple[int, int] | None:
 #: characters before and after a value that its stance is read from
 _CUE_WINDOW = 160
 
+#: a rejecting cue that replaces the value: under a negation it keeps it instead
+_REPLACING = re.compile(r"(?:replac\w*|in place of)\b", re.IGNORECASE)
+#: a move away from a value, said as an instruction: "switch from npm to pnpm", "migrate the
+#: tests from Jest to Vitest", "move off Heroku"
+_LEAVING_BEFORE = re.compile(
+    r"\b(?:switch|migrate|move|port|convert)\s++(?:[\w-]++\s++){0,3}?(?:from|off|off\s++of|"
+    r"away\s++from)\s++(?:the\s++)?[`*_\"'\x1a]{0,2}$",
+    re.IGNORECASE,
+)
+
+#: a rule that ends on a colon right before a code span: the code shows how to follow it
+#: ("Stick to the standard library: `logger = logging.getLogger(__name__)`")
+_SHOWN_AFTER_COLON = re.compile(r":[\s*_]*+$")
+#: a dotted name of a module's function ("logging.getLogger", "structlog.get_logger")
+_API_CALL = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++")
+
+
+def _shown_call(hit: _Hit, clause: str, neutral: str, code: tuple[int, int]) -> bool:
+    """Whether a value inside code is a call of its own API that the code span shows as the
+    way to follow the rule before the colon: a dotted name called ("logging.getLogger(…)",
+    "structlog.get_logger()"), in a span that comes right after the rule's colon."""
+    if (
+        _API_CALL.fullmatch(clause, hit.start, hit.end) is None
+        or clause[hit.end : hit.end + 1] != "("
+    ):
+        return False  # a file name (`kebab-case.test.ts`) or a bare name shows no call
+    return _SHOWN_AFTER_COLON.search(neutral, max(0, code[0] - 8), code[0]) is not None
+
+
+#: what may follow a tool that a negated "run" / "call" names by itself ("never run fastlane
+#: for iOS", "do not run gofumpt on this module"): the clause's end, "here", "at all",
+#: "anymore", or a phrase of what it is for or what it works on. Not a word of the command
+#: ("never run npm publish"), not how it is run ("directly", "by hand": another way runs it)
+#: and not where ("in CI": it still runs elsewhere)
+_ALONE_AFTER = re.compile(
+    r"[`*_\x1a]*+\s*+(?:$|[.;,:!?)\u2014\u2013]|--?\s|(?:here|at all|anymore|any more|ever|"
+    r"again)\b[^\w]*+(?:$|[.;,:!?)\u2014\u2013])|"
+    r"(?:on|against|over|in)\s++(?:this|the|our)\s++(?:whole\s++|entire\s++)?(?:module|package|"
+    r"repo|repository|codebase|project|crate|workspace|library|tree)\b|"
+    r"for\s++(?!(?:ci|the|a|an|every|each|all|any|whole|entire|production|prod|staging|releases?|"
+    r"now)\b)(?:[\w.-]++\s++){0,2}?"
+    r"[\w.-]++\s*+(?:$|[.;,:!?)\u2014\u2013]))",
+    re.IGNORECASE,
+)
+
+
+def _names_tool_alone(hit: _Hit, clause: str, neutral: str, code: tuple[int, int] | None) -> bool:
+    """Whether a value after a negated verb of running is the tool by itself, not one of its
+    commands: its bare name, outside code or as a code span that holds nothing after it
+    (`` `gofumpt` ``, `` `uv run pyright` ``), followed by what :data:`_ALONE_AFTER` allows."""
+    if hit.command or hit.claim or hit.numeric:
+        return False
+    end = hit.end
+    if code is not None:
+        if clause[hit.end : code[1]].strip():
+            return False  # `prettier --write`: a command of the tool
+        end = code[1]
+    elif neutral[hit.end : hit.end + 1] in ("'", "\u2019"):
+        return False  # "the Helm chart's hooks": something of the tool
+    return _ALONE_AFTER.match(neutral, end) is not None
+
 
 def _stance(
     hit: _Hit, clause: str, neutral: str, prefer_context: bool, negated: bool
@@ -725,7 +817,9 @@ def _stance(
     start = hit.start
     code = _code_span(neutral, hit.start)
     if code is not None and not hit.claim:
-        if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]):
+        if not _COMMAND_PREFIX.match(clause[code[0] : hit.start]) and not _shown_call(
+            hit, clause, neutral, code
+        ):
             return None  # a tool name inside a code snippet: `import { x } from "vitest"`
         start = code[0]
     # the cues are read near the value only: the text before and after is cut to a window,
@@ -738,15 +832,25 @@ def _stance(
         return None  # "the Vite plugin" names a plugin, it does not choose Vite
     if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):
         return "reject"
+    if _LEAVING_BEFORE.search(before):
+        # "switch from npm to pnpm": the value is left behind; "don't switch from pnpm"
+        # keeps it
+        return None if negated else "reject"
     cue = _REJECT_BEFORE.search(before)
     if cue is not None:
         is_contrast = _CONTRAST.match(cue.group(0)) is not None
+        if negated and _REPLACING.match(cue.group(0)):
+            return None  # "don't replace Jest with Vitest" keeps Jest
         if not is_contrast and _RUN_VERB.search(cue.group(0)):
-            return None  # "never run `npm publish`" forbids an action, not the tool
+            # "never run `npm publish`" forbids an action, not the tool; "never run fastlane
+            # for iOS" names the tool alone, and forbids it
+            return "reject" if _names_tool_alone(hit, clause, neutral, code) else None
         return "reject"
     if _WITHOUT_BEFORE.search(before) and _WAIVED_AFTER.match(after):
         return None  # "no changeset file is needed here" waives a step, it bans no tool
-    if _WITHOUT_BEFORE.search(before) or (prefer_context and _OVER_BEFORE.search(before)):
+    if _WITHOUT_BEFORE.search(before) or (
+        prefer_context and (_OVER_BEFORE.search(before) or _PREFER_TO_BEFORE.search(before))
+    ):
         return "reject"
     if _REJECT_AFTER.match(after):
         return "reject"
@@ -831,7 +935,9 @@ def _catalogue_choices(
     after_verb = 0
     value_by: int | None = None
     by_preposition = False
-    if not directive and _TOOL_DIRECTIVE.match(masked, body_start):
+    if not directive and (
+        _TOOL_DIRECTIVE.match(masked, body_start) or _BARE_PARTICIPLE.match(masked, body_start)
+    ):
         directive = by_preposition = True
     if not directive:
         entry = _command_entry(clause, masked, hits)
@@ -846,6 +952,13 @@ def _catalogue_choices(
         working = _value_does_work(masked, body_start, hits)
         if working:
             directive, hits = True, working
+    if not directive:
+        disused = _disused(masked, body_start, hits)
+        if disused:
+            return [
+                Choice(h.dimension.name, h.value, "reject", h.start, h.end, h.group)
+                for h in disused
+            ]
     if not directive:
         statement = _statement(
             masked[body_start:], folder, True, lambda subject: _names_a_role(subject, hits)
@@ -864,7 +977,7 @@ def _catalogue_choices(
         named = _value_before_role(masked, body_start, hits)
         if named:
             directive, hits = True, named
-    prefer_context = re.search(r"\bprefer", masked, re.IGNORECASE) is not None
+    prefer_context = re.search(r"\b(?:prefer|favou?r)", masked, re.IGNORECASE) is not None
     neutral = _REVERSE_NEGATION.sub(lambda m: " " * len(m.group(0)), masked)
     negated = cues.NEGATED_START.match(neutral) is not None
     cut = _cut(neutral, hits, negated)
@@ -887,7 +1000,12 @@ def _catalogue_choices(
         hits = [
             h
             for h in hits
-            if h.claim or h.numeric or _by_preposition(h, masked) or _sent_to(h, masked)
+            if h.claim
+            or h.numeric
+            or _by_preposition(h, masked)
+            or _sent_to(h, masked)
+            or _names_the_object(h, masked)
+            or _CONTRASTED.search(masked, max(0, h.start - 32), h.start) is not None
         ]
 
     choices: list[Choice] = []
@@ -1064,6 +1182,50 @@ def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -
     return any((c.start, c.end) not in settings for c in head if not c.weak)
 
 
+#: a statement that the project does without a tool: "<subject> is / are not used", "… is
+#: not a dependency", and where it holds, if anywhere: the project's code as a whole, or a
+#: package, image or service of it ("structlog is not a dependency of the ingest image"). A
+#: narrower place or purpose ("Terraform is not used for DNS") keeps the tool elsewhere
+_DISUSED = re.compile(
+    r"\b(?:(?:(?:is|are)\s++(?:not|never|no\s++longer)|isn['\u2019]t|aren['\u2019]t)\s++"
+    r"(?:used|an?\s++dependency|dependencies|installed)|(?:is|are)\s++(?:deprecated|banned))\b"
+    r"(?:\s++(?:in|by)\s++(?:product|production|application|app|library|our|this|"
+    r"the)\s++(?:code|codebase|repo|repository|project|package)\b|\s++(?:here|anywhere)\b|"
+    r"\s++(?:of|for)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|"
+    r"app|module|crate|project|repo|repository|codebase)\b|"
+    r"\s++in\s++(?:this|our)\s++(?:image|package|service|app|module|crate|project|repo|"
+    r"repository|codebase)\b)?[\s)]*+(?:$|[.;:!,\u2014\u2013])",
+    re.IGNORECASE,
+)
+#: what may stand between a disused value and the verb: marks, the rest of a list of values,
+#: the end of an aside ("Utility-class frameworks (Tailwind, UnoCSS) are not used")
+_DISUSED_GAP = re.compile(r"[\s`*_\"'\x1a]*+(?:(?:,|/|\bor\b|\band\b)[^().;:]{1,60}?)?\)?\s*+$")
+#: a subject that may name disused values: at most eight words and one aside
+_DISUSED_SUBJECT = re.compile(
+    r"[^\w\x1a(]*+(?:[\w`'\u2019@./+\x1a-]++\s*+){0,8}?(?:\([^()\n]{1,80}+\)\s*+)?$"
+)
+
+
+def _disused(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The values a statement says the project does without (:data:`_DISUSED`): those that
+    are the subject, or its listed aside, right before the verb."""
+    verb = _DISUSED.search(masked, start)
+    if verb is None or _DISUSED_SUBJECT.fullmatch(masked, start, verb.start()) is None:
+        return []
+    subject = masked[start : verb.start()]
+    if _PARTIAL_SUBJECT.match(subject) or _NARRATIVE.search(subject) or _HEDGE.search(subject):
+        return []
+    return [
+        h
+        for h in hits
+        if start <= h.start
+        and h.end <= verb.start()
+        and not h.command
+        and not h.numeric
+        and _DISUSED_GAP.match(masked, h.end, verb.start()) is not None
+    ]
+
+
 #: "<value> is our <role>" / "<value> is the <role>" ("Docker is our container runtime",
 #: "Redis is the cache"): the value comes first, the words after the article name its role
 _VALUE_IS_ROLE = re.compile(
@@ -1179,7 +1341,38 @@ def _by_preposition(hit: _Hit, masked: str) -> bool:
     end = code[1] if code is not None else hit.end
     if _DOCUMENT_AFTER.match(masked, end):
         return False
+    if code is not None and _AS_BEFORE_CODE.search(masked, max(0, start - 8), start):
+        return True  # "expose uploads as `POST /api/uploads`"
     return _TOOL_PREPOSITION.search(masked, max(0, start - _PREPOSITION_REACH), start) is not None
+
+
+#: a verb that makes a thing and an article right before a value that names what kind of
+#: thing it makes ("declare a Retrofit interface", "define a Zod schema", "write a Playwright
+#: test"): the thing is made with that tool. Not a verb that looks at a thing ("check the
+#: Buildkite build", "read the Sentry issue"): that one may belong to anything
+_OBJECT_OF_WORK = re.compile(
+    _LEAD
+    + r"(?:declare|define|write|create|add|implement|scaffold|generate|model)\s++"
+    + r"(?:a|an|one|new)\s++(?:new\s++)?$",
+    re.IGNORECASE,
+)
+#: the object's noun after the value: a plain lowercase word, not a possessive
+_OBJECT_NOUN = re.compile(r"\s++[a-z][a-z-]*+\b(?![\'\u2019])")
+
+
+def _names_the_object(hit: _Hit, masked: str) -> bool:
+    """Whether ``hit`` is the modifier of the object of the work verb that opens the clause
+    ("declare a Retrofit interface in `data/api/`"): a proper name outside code, between
+    the verb's article and the object's noun."""
+    if hit.command or CODE_MASK in masked[hit.start : hit.end]:
+        return False
+    if not any(ch.isupper() for ch in masked[hit.start : hit.end]):
+        return False
+    if _OBJECT_OF_WORK.match(masked, 0, hit.start) is None:
+        return False
+    return _OBJECT_NOUN.match(masked, hit.end) is not None and not _DOCUMENT_AFTER.match(
+        masked, hit.end
+    )
 
 
 #: a verb that moves the work somewhere, and "to" / "on" before the place ("deploy to Fly.io",

@@ -393,11 +393,17 @@ class _ChoiceIndex:
 
     def earliest_contradicting(self, new: Choice, scope: Scope = EVERYWHERE) -> int | None:
         """The position (in adding order) of the first instruction contradicting ``new`` whose
-        scope overlaps ``scope``."""
+        scope overlaps ``scope``; for a preference, the first rejection of the same value
+        before any preference of another value."""
         key = (new.dimension, new.value)
         if new.stance == "reject":
             return self._first(self._prefer_value.get(key), scope)
-        candidates = [self._first(self._reject_value.get(key), scope)]
+        rejected = self._first(self._reject_value.get(key), scope)
+        if rejected is not None:
+            # "do not use Tailwind" is the rule a later "use Tailwind" breaks, more plainly
+            # than an earlier preference of another value
+            return rejected
+        candidates: list[int | None] = []
         for known, values in self._preferred.get((new.dimension, new.group), {}).items():
             if not scopes_overlap(known, scope):
                 continue
@@ -542,12 +548,29 @@ class _CarveOuts:
             return False
         key = (earlier.file_index, relative)
         if key not in self._naming:
+            named = _folder_named(relative)
             self._naming[key] = "\n".join(
                 p.instruction.normalized
                 for p in self._placed
-                if p.file_index == earlier.file_index and relative in p.instruction.text.lower()
+                if p.file_index == earlier.file_index
+                and relative in p.instruction.text.lower()
+                and named.search(p.instruction.text) is not None
             )
         return new.value.lower() in self._naming[key]
+
+
+def _folder_named(relative: str) -> re.Pattern[str]:
+    """Where a sentence names the folder ``relative`` as a folder: a path of more than one
+    part as it is, one part as a path ("ios/", "apps/ios", `` `ios` ``) or with a folder's noun
+    ("the ios app", "the ios folder"), not as a word of a command ("fastlane ios beta")."""
+    name = re.escape(relative)
+    if "/" in relative:
+        return re.compile(rf"(?<![\w.-]){name}(?![\w-])", re.IGNORECASE)
+    return re.compile(
+        rf"(?<![\w.-])(?:(?<=/){name}(?![\w-])|(?<=`){name}(?=`)|{name}/|{name}\s++(?:folder|director(?:y|ies)|"
+        rf"package|app|project|engine|service|module|crate|workspace|tree)\b)",
+        re.IGNORECASE,
+    )
 
 
 #: a sentence that allows a value rather than choosing it ("Dapper may be used for reporting

@@ -479,13 +479,15 @@ _CLAUSE_BREAK = re.compile(
 
 
 def _clauses(text: str, masked: str = "") -> list[tuple[int, int]]:
-    """Split a sentence at semicolons and dashes that join independent clauses, and at ", so"
-    before an imperative or a statement of its own; a dash after
+    """Split a sentence at semicolons and dashes that join independent clauses (outside inline
+    code), and at ", so" before an imperative or a statement of its own; a dash after
     a short label without code ("Formatter — Ruff") or after a command alone ("`make test` —
     runs the suite") is a label's, not a clause break."""
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _CLAUSE_BREAK.finditer(text):
+        if CODE_MASK in masked[match.start() : match.end()]:
+            continue  # "`-- migrate:up`", "`a; b`": a mark inside inline code breaks no clause
         if (
             start == 0
             and match.group(0).strip() != ";"
@@ -547,7 +549,7 @@ _VALUE_HEADER = re.compile(
     r"^(?:value|values|choice|tool|tools|standard|default|setting|version|we use|"
     r"answer|decision|policy|convention|limit|requirement|required|current|preferred|"
     r"what we use|stack|rule|providers?|vendors?|library|technology|platform|product|"
-    r"commands?|how to run|invocation|run)$",
+    r"commands?|how|how to run|invocation|run)$",
     re.I,
 )
 

@@ -70,12 +70,17 @@ _STRICT_LEAD = frozenset(
 #: clause names ("write new classes in Java": the language of new code), or when the value is
 #: capitalised as a name ("secrets are stored in Vault")
 _CONTEXT_LEAD = frozenset({"in", "at"})
+#: a verb that makes something with a tool, and "as" after it ("add Helm charts", "declare a
+#: Retrofit interface", "package it as a Helm chart"): before a strict value only when the
+#: value is capitalised as a name ("write a Swift package", not "add a black border"); "no"
+#: before one is its ban ("No Helm charts.")
+_MAKING_LEAD = frozenset({"add", "adding", "declare", "define", "write", "create", "as", "no"})
 #: "<subject> is <value>" chooses a strict value when the subject names its role
 _COPULAS = frozenset({"is", "are"})
 _SUBJECT_OPENERS = frozenset({"all", "every", "new", "our", "the", "any", "each"})
 #: The words right before a command in prose that make it the command ("run make").
 _COMMAND_LEAD = frozenset({"run", "runs", "running", "use", "using", "via", "with", "through"})
-_ARTICLES = frozenset({"a", "an", "the", "only", "plain"})
+_ARTICLES = frozenset({"a", "an", "the", "only", "plain", "its", "their", "our"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -742,6 +747,8 @@ def _strict_ok(
         and word in _CONTEXT_LEAD
         and (alias.spec.context is not None or _capitalised_name(masked, start))
     )
+    if not led and not alias.command and word in _MAKING_LEAD:
+        led = _capitalised_name(masked, start)
     if not led and not alias.command and word in _COPULAS:
         led = _names_role(alias.spec.dimension, low[: tokens[before][0]])
     if not led:
