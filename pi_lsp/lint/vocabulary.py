@@ -508,6 +508,7 @@ class Vocabulary:
         ):
             return []  # most clauses name no value: one C-level pass decides
         tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
+        flat = text.replace("\n", " ")
         found: list[Found] = []
         clause_checks: dict[int, bool] = {}
 
@@ -554,23 +555,26 @@ class Vocabulary:
             if not (in_context(spec.context) and holds(spec.unless, False)):
                 continue
             versioned = spec.dimension.kind == "floor"
+            # a number and its subject may stand on two lines of one wrapped paragraph
+            # ("time out after\n10 seconds"): a soft line break is a space
+            read = flat if spec.numeric else text
             for pattern in spec.patterns:
-                for match in pattern.finditer(text):
+                for match in pattern.finditer(read):
                     if versioned and not versions.is_requirement(text, *match.span()):
                         continue
                     group = spec.group
                     if spec.numeric:
-                        read = numbers.setting_value(
-                            text,
+                        setting = numbers.setting_value(
+                            flat,
                             match.span(1),
                             match.group(2),
                             spec.unit,
                             spec.dimension.kind,
                             spec.dimension.name in self._stated_kind,
                         )
-                        if read is None:
+                        if setting is None:
                             continue
-                        value, group = read
+                        value, group = setting
                     elif versioned and match.groups():  # "1.8.0" is shown "1.8"
                         value = spec.name.format(versions.normalise(match.group(1)))
                     elif match.groups():
@@ -588,7 +592,7 @@ class Vocabulary:
                             claim=spec.claim,
                         )
                     )
-        for reading in self._numbers.read(text, words, masked):
+        for reading in self._numbers.read(flat, words, masked.replace("\n", " ")):
             found.append(
                 Found(
                     self.by_name[reading.role],
