@@ -328,6 +328,12 @@ _HEDGE = re.compile(
     r"\b(?:may|might|could)\b(?!\s++not\b)|\bcan\b(?![\'\u2019]t|\s++not\b)",
     re.IGNORECASE,
 )
+#: "may" after a subject that a "no" opens forbids, it does not hedge ("No task may run
+#: longer than 30 minutes", "No one may push to `main`")
+_PROHIBITING_MAY = re.compile(
+    r"\W*+(?:no|nobody|no\s++one)\b(?:\s++[\w-]++){0,3}?\s++may\b(?!\s++not\b)",
+    re.IGNORECASE,
+)
 #: a hedge anywhere in the clause: nothing in it is a choice
 _HEDGE_ANYWHERE = re.compile(
     r"\b(?:optional(?:ly)?|if you (?:like|prefer|want|wish)|feel free|is fine|is ok(?:ay)?|"
@@ -734,6 +740,8 @@ def _stance(
     after = neutral[end : end + _CUE_WINDOW]
     if not hit.numeric and _MODIFIER_BEFORE.search(before) and _MODIFIER_AFTER.match(after):
         return None  # "the Vite plugin" names a plugin, it does not choose Vite
+    if hit.numeric and numbers.negated_bound(clause, hit.start, hit.end, hit.dimension.kind):
+        return "prefer"  # "no task may run longer than 30 minutes" sets the maximum
     if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):
         return "reject"
     cue = _REJECT_BEFORE.search(before)
@@ -1221,7 +1229,8 @@ def _cut(neutral: str, hits: list[_Hit], negated: bool) -> int:
     ("use pnpm, even when a README says npm"). In a negated clause the subordinate clause
     holds what is wanted ("never commit without running `pnpm test`"), so it stays."""
     cut = len(neutral)
-    hedge = _HEDGE.search(neutral)
+    prohibiting = _PROHIBITING_MAY.match(neutral)
+    hedge = _HEDGE.search(neutral, prohibiting.end() if prohibiting else 0)
     if hedge is not None:
         cut = hedge.start()
     if negated or not hits:

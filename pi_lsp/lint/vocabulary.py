@@ -262,6 +262,17 @@ def _unit_alternation(words: Sequence[str]) -> str:
     return "|".join(_phrase(w) for w in sorted(set(words), key=len, reverse=True))
 
 
+#: a unit word that is a rate in time: "requests per second", "req/s", "calls a minute", "rps"
+_RATE_UNIT = re.compile(r"(?:\bper\s|/|\ba\s)\s*+(?:s|sec|second|m|min|minute|h|hour)$|^[rq]p[sm]$")
+
+
+def _rate_units(role: Role) -> list[str]:
+    """The unit words of a maximum count role that are rates in time (see :data:`_RATE_UNIT`)."""
+    if role.unit != "count" or role.kind != "maximum":
+        return []
+    return [w for w in role.unit_words if _RATE_UNIT.search(w)]
+
+
 def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     """The patterns capturing (number, unit): subject first, or number first; for a count,
     a label or copula naming the setting before a bare number, and a unit that is itself a
@@ -284,6 +295,13 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     counted = [w for w in role.unit_words if w in role.subjects]
     if counted:
         patterns.append(_i(rf"{number}\s++({_unit_alternation(counted)}){after}"))
+    rates = _rate_units(role)
+    if rates:
+        # a rate unit names what it measures, so a bound on it is the role's limit with no
+        # subject: "poll the carrier APIs at no more than 200 req/s"
+        patterns.append(
+            _i(rf"{numbers.MAXIMUM_WORDS}\s++{number}\s*+({_unit_alternation(rates)}){after}")
+        )
     # a label that is a whole subject of two words or more names the unit itself, so its
     # value may be a bare number: "Requests per minute per API key: 100" (a settings table
     # row), "Pool size = 20"; a one-word subject ("PRs: 2") names a thing, not a setting
@@ -388,7 +406,7 @@ class Vocabulary:
                         self._trigger(trigger, spec)
                     continue
                 if value is None:  # a numeric role: its subjects trigger its patterns
-                    for subject in role.subjects:
+                    for subject in (*role.subjects, *_rate_units(role)):
                         first = _WORD.search(subject)
                         if first:
                             self._trigger(first.group(0), spec)

@@ -26,3 +26,98 @@ def test_a_number_wrapped_onto_the_next_line_of_its_paragraph_is_read() -> None:
     assert pair("Outbound HTTP requests time out after 10000 ms.", wrapped) == []
     # a wrapped description stays one
     assert picks("Outbound requests usually time out after\n10 seconds.") == set()
+
+
+def test_a_negated_comparison_states_a_bound_it_rejects_nothing() -> None:
+    assert picks("Tasks must not run longer than 30 minutes.") == {
+        ("job-timeout", "30 min", "prefer")
+    }
+    assert picks("Never let a CI job run longer than 20 minutes.") == {
+        ("job-timeout", "20 min", "prefer")
+    }
+    assert picks("Don't retry requests more than 3 times.") == {("request-retries", "3", "prefer")}
+    assert picks("Never merge with fewer than two approvals.") == {
+        ("required-approvals", "2", "prefer")
+    }
+    # "may" after a subject opened by "no" forbids, it does not hedge
+    assert picks("No task may run longer than 30 minutes; split long work instead.") == {
+        ("job-timeout", "30 min", "prefer")
+    }
+    assert pair(
+        "No CI job may run longer than 30 minutes.", "CI jobs take at most 45 minutes."
+    ) == ["job-timeout"]
+    # a comparison the other way round bounds nothing of the role, and a hedge stays one
+    assert picks("Never merge with more than two approvals.") == set()
+    assert picks("Tasks must not run shorter than 30 minutes.") == set()
+    assert picks("Jobs may run longer than 30 minutes.") == set()
+    assert (
+        pair("No CI job may run longer than 30 minutes.", "CI jobs take at most 30 minutes.") == []
+    )
+
+
+def test_a_keyed_number_takes_its_unit_in_words() -> None:
+    row = "| setting | value |\n|---|---|\n| execution_timeout | 30 minutes |\n"
+    prose = "No task may run longer than 30 minutes.\n"
+    findings = find_conflicts([("AGENTS.md", row + "\n" + prose)])
+    assert findings == []
+    assert picks("Set `execution_timeout: 30 minutes` for every task.") == {
+        ("job-timeout", "30 min", "prefer")
+    }
+
+
+def test_a_single_counted_thing_is_a_count_of_one() -> None:
+    assert picks("A single approval from anyone on the team is enough to merge changes.") == {
+        ("required-approvals", "1", "prefer")
+    }
+    assert pair(
+        "Every PR needs two approving reviews.", "A single approval is enough to merge."
+    ) == ["required-approvals"]
+    # one approval said twice is no conflict; "single" before no counted noun counts nothing
+    assert (
+        pair("Every PR needs one approving review.", "A single approval is enough to merge.") == []
+    )
+    assert picks("Keep each import on a single line.") == set()
+    assert picks("Squash the PR into a single commit before you merge.") == set()
+    assert picks("Merge single-approval PRs only in the sandbox.") == set()
+
+
+def test_a_bound_on_a_rate_unit_is_a_rate_limit_without_a_subject() -> None:
+    polled = "Poll carrier APIs at no more than 200 req/s; the carriers raised our quota."
+    assert picks(polled) == {("rate-limit-per-second", "200", "prefer")}
+    root = "Calls to partner APIs are rate limited to 50 requests per second per partner."
+    assert pair(root, polled) == ["rate-limit-per-second"]
+    assert pair("Partner API calls are rate limited to 200 requests per second.", polled) == []
+    # a rate without a bound, a measurement, or a range states no limit
+    assert picks("We serve 2000 requests per second.") == set()
+    assert picks("The crawler usually sends up to 5 req/s.") == set()
+    assert picks("Send between 10 and 20 req/s during the load test.") == set()
+    # a bound on another unit is no rate limit
+    assert picks("Poll carrier APIs at no more than 200 times a day.") == set()
+
+
+def test_a_size_limit_of_a_container_is_its_memory_limit() -> None:
+    tiles = "Run the renderer with `-Xmx2g`; the container limit for tiles is 2 GiB."
+    assert picks(tiles) == {("memory-limit", "2 GB", "prefer")}
+    assert pair(
+        "Each service container gets a 512 MiB memory limit.", tiles, "tiles/AGENTS.md"
+    ) == ["memory-limit"]
+    assert pair("Each container gets a 2048 MiB memory limit.", tiles, "tiles/AGENTS.md") == []
+    # the unit says what kind of limit it is; a limit of another thing is not the memory's
+    assert picks("The container limit is 2 CPUs.") == set()
+    assert picks("The task limit is 30 minutes.") == set()
+    assert picks("The log limit per container is 10 MB.") == set()
+    assert picks("Keep the container image under 200 MB.") == set()
+
+
+def test_the_language_commit_messages_are_written_in_is_a_choice() -> None:
+    german = "Commit messages are written in German (Team-Sprache), e.g. `Rezeptimport: fix`."
+    assert picks(german) == {("commit-message-language", "German", "prefer")}
+    assert pair("Write commit messages in English.", german) == ["commit-message-language"]
+    assert pair("Write commit messages in English.", "Commit messages are in English.") == []
+    # the reply language, or a language named near commits for something else, is another
+    assert picks("Reply in German.") == {("response-language", "German", "prefer")}
+    assert pair("Write commit messages in English.", "Reply in German.") == []
+    assert picks("The commit log in German is hard to read.") == set()
+    assert picks("Commit messages follow Conventional Commits; write docs in English.") == {
+        ("commit-convention", "Conventional Commits", "prefer")
+    }
