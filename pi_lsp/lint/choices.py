@@ -193,7 +193,7 @@ _OMIT_BEFORE = re.compile(
     r"\b(?:omit|omitting|drop|skip|leave out|no|without)\s+(?:the\s+|any\s+|trailing\s+)?\W{0,2}$",
     re.IGNORECASE,
 )
-_WITHOUT_BEFORE = re.compile(r"\b(?:without|no)" + _CUE_END, re.IGNORECASE)
+_WITHOUT_BEFORE = re.compile(r"\b(?:without|no|kein(?:e[nmrs]?+)?+|ohne)" + _CUE_END, re.IGNORECASE)
 #: after "no <value>": the value is only not needed ("No changeset file is needed for this
 #: package", "no Docker required"), which waives a step and forbids nothing
 _WAIVED_AFTER = re.compile(

@@ -678,6 +678,35 @@ def _reply_headings(clause: str, masked: str) -> list[Stated]:
     return []
 
 
+# --- emoji written into the agent's own output ------------------------------------------------
+
+#: an emoji pictograph (dingbats, misc symbols, pictographs), maybe with its variation selector
+_PICTOGRAPH = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff]\ufe0f?+")
+#: an imperative that shapes what the agent writes back: how a reply, a report or the end of a
+#: task looks
+_OUTPUT_RULE = _i(
+    r"^\W*+(?:always\s++)?(?:start|begin|end|finish|close|open|mark|prefix|label|report|"
+    r"summari[sz]e|answer|reply|respond)\b"
+)
+_OUTPUT_WORDS = _i(
+    r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?)\b"
+)
+#: what else emoji may mark: commits and PRs (gitmoji is :data:`commit-emoji`), documents
+_OTHER_TEXT = _i(r"\bcommit|\bprs?\b|pull request|\bbranch|changelog|\btitles?\b|\bdocs?\b")
+
+
+def _emoji_markers(masked: str) -> list[Stated]:
+    """A rule that marks the agent's own output with emoji ("End every task with a status list
+    using ✅ for done and ❌ for blocked") prefers emoji in replies, as one that names them
+    does ("Start every reply with a status emoji")."""
+    if _OUTPUT_RULE.match(masked) is None or _OTHER_TEXT.search(masked):
+        return []
+    found = _PICTOGRAPH.search(masked)
+    if found is None or _OUTPUT_WORDS.search(masked) is None:
+        return []
+    return [_value("emoji-policy", "emoji", "prefer", *found.span())]
+
+
 # --- all shapes ------------------------------------------------------------------------------
 
 #: the words of a clause that any shape here needs (a cheap test before the readers run)
@@ -687,7 +716,7 @@ _HINT = re.compile(
     r"rispond|antwoord|schreib|escrib|scriv|escrev|emoji|contest|kommuni|communi|parl|habl|"
     r"sprich|sprech|rede|formul|[ée]cri|spreek|schrijf|redact|r[ée]dig|fal[ae]|speak|talk|"
     r"[\uac00-\ud7af]|\u043e\u0442\u0432\u0435|repl|answer|\u043f\u0438\u0448|\u043e\u0431\u0449|[\u3040-\u30ff\u4e00-\u9fff]|colou?r|"
-    r"behaviou?r|organi[sz]|licen[cs]e|doc",
+    r"behaviou?r|organi[sz]|licen[cs]e|doc|[\u2600-\u27bf\U0001f300-\U0001faff]",
     re.IGNORECASE,
 )
 
@@ -715,6 +744,7 @@ def read_conventions(clause: str, masked: str | None = None, ruled: bool = True)
     out += _reply_headings(clause, masked)
     out += _commit_emoji(clause, masked)
     out += _branch_pattern(clause, masked)
+    out += _emoji_markers(masked)
     seen: set[tuple[str, str, str]] = set()
     unique: list[Stated] = []
     for stated in out:

@@ -121,3 +121,20 @@ def test_the_language_commit_messages_are_written_in_is_a_choice() -> None:
     assert picks("Commit messages follow Conventional Commits; write docs in English.") == {
         ("commit-convention", "Conventional Commits", "prefer")
     }
+
+
+def test_emoji_banned_in_german_or_written_into_the_output_are_the_emoji_policy() -> None:
+    assert picks("Keine Emojis in Antworten.") == {("emoji-policy", "emoji", "reject")}
+    status = "End every task with a status list using ✅ for done and ❌ for blocked."
+    assert picks(status) == {("emoji-policy", "emoji", "prefer")}
+    assert pair("Never use emoji in replies.", status) == ["emoji-policy"]
+    assert pair(
+        "Keine Emojis in Antworten.", "Start every reply with a status emoji: ✅ done."
+    ) == ["emoji-policy"]
+    # emoji in commits, docs or a description of the product, a ban, or "keine" elsewhere
+    assert picks("Prefix commit subjects with ✨ for features.") == set()
+    assert picks("Mark finished tasks with ✅ in the tracker docs.") == set()
+    assert picks("The status page shows ✅ for healthy regions.") == set()
+    assert picks("Never start replies with ✅.") == set()
+    assert picks("Keine Emojis in Commit-Nachrichten.") == set()
+    assert pair("Never use emoji in replies.", "Start every reply with a plain status line.") == []
