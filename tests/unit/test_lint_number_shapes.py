@@ -138,3 +138,19 @@ def test_emoji_banned_in_german_or_written_into_the_output_are_the_emoji_policy(
     assert picks("Never start replies with ✅.") == set()
     assert picks("Keine Emojis in Commit-Nachrichten.") == set()
     assert pair("Never use emoji in replies.", "Start every reply with a plain status line.") == []
+
+
+def test_a_date_written_by_example_states_its_format() -> None:
+    named = '"Available since" dates are written like March 4, 2026.'
+    assert picks(named) == {("timestamp-format", "month-name dates", "prefer")}
+    assert picks("Write dates like 4 March 2026 in the docs.") == {
+        ("timestamp-format", "month-name dates", "prefer")
+    }
+    assert picks("Format dates as `2026-03-04`.") == {("timestamp-format", "ISO 8601", "prefer")}
+    assert pair("Write dates as ISO 8601 (`2026-03-04`) everywhere.", named) == ["timestamp-format"]
+    assert pair("Write dates as ISO 8601 everywhere.", "Format dates as `2026-03-04`.") == []
+    # a date in a story, an example of a problem, or a ban states no format
+    assert picks("The release happened on March 4, 2026.") == set()
+    assert picks("Dates such as March 4, 2026 confuse the parser.") == set()
+    assert picks("The changelog was written on March 4, 2026.") == set()
+    assert picks("Don't write dates like March 4, 2026.") == set()
