@@ -709,7 +709,10 @@ def _emoji_markers(masked: str) -> list[Stated]:
 
 # --- dates written by example ----------------------------------------------------------------
 
-_MONTH = r"(?:jan(?:uary)?+|feb(?:ruary)?+|mar(?:ch)?+|apr(?:il)?+|may|june?+|july?+|aug(?:ust)?+|sep(?:t(?:ember)?+)?+|oct(?:ober)?+|nov(?:ember)?+|dec(?:ember)?+)\.?+"
+_MONTH = (
+    r"(?:jan(?:uary)?+|feb(?:ruary)?+|mar(?:ch)?+|apr(?:il)?+|may|june?+|july?+|aug(?:ust)?+|"
+    r"sep(?:t(?:ember)?+)?+|oct(?:ober)?+|nov(?:ember)?+|dec(?:ember)?+)\.?+"
+)
 #: "dates are written like March 4, 2026", "write dates as 4 March 2026", "format dates like
 #: `2026-03-04`": the example says the format
 _DATE_EXAMPLE = _i(
