@@ -160,7 +160,9 @@ _MODAL_DIRECTIVE = re.compile(
     r"|\bis (?:our|the) (?:package manager|test runner|formatter)\b"
     rf"(?!\s++(?!{_PROJECT_OPENING}){_CONTACT_OPENING})"
     r"|\b(?:is|are) (?:not allowed|forbidden|banned)\b"
-    r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b",
+    r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b"
+    # a requirement on every one of a kind: "Every commit needs a DCO sign-off"
+    r"|^\W*+(?:every|each|all)\s++[\w-]++(?:\s++[\w-]++)?\s++(?:needs?|requires?)\s++(?:an?\s|\w)",
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$", re.S)

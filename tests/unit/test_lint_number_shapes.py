@@ -154,3 +154,13 @@ def test_a_date_written_by_example_states_its_format() -> None:
     assert picks("Dates such as March 4, 2026 confuse the parser.") == set()
     assert picks("The changelog was written on March 4, 2026.") == set()
     assert picks("Don't write dates like March 4, 2026.") == set()
+
+
+def test_a_requirement_on_every_one_of_a_kind_is_a_rule() -> None:
+    dco = "Every commit needs a DCO sign-off (`git commit -s`); the DCO app blocks PRs without it."
+    assert ("dco", "DCO sign-off", "prefer") in picks(dco)
+    assert pair(dco, "Don't add `Signed-off-by` trailers to commits here.") == ["dco"]
+    assert picks("All PRs need a changeset.") == {("changelog-tool", "Changesets", "prefer")}
+    # a need that is not a rule of every one, or a waived step, chooses nothing
+    assert picks("Some commits need a DCO sign-off.") == set()
+    assert picks("No changeset is needed for docs-only PRs.") == set()
