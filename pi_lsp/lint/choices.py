@@ -182,7 +182,9 @@ _MODAL_DIRECTIVE = re.compile(
     r"|\bis (?:our|the) (?:package manager|test runner|formatter)\b"
     rf"(?!\s++(?!{_PROJECT_OPENING}){_CONTACT_OPENING})"
     r"|\b(?:is|are) (?:not allowed|forbidden|banned)\b"
-    r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b",
+    r"|\b(?:responses?|replies|answers|output|communication)\b[^.;]{0,30}\b(?:must|should) be\b"
+    # a requirement on every one of a kind: "Every commit needs a DCO sign-off"
+    r"|^\W*+(?:every|each|all)\s++[\w-]++(?:\s++[\w-]++)?\s++(?:needs?|requires?)\s++(?:an?\s|\w)",
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^\W*([A-Za-z][\w ./-]{1,40}?)\s*(?::|\s[-–—]\s)\s*(\S.*)$", re.S)
@@ -224,7 +226,7 @@ _OMIT_BEFORE = re.compile(
     r"\b(?:omit|omitting|drop|skip|leave out|no|without)\s+(?:the\s+|any\s+|trailing\s+)?\W{0,2}$",
     re.IGNORECASE,
 )
-_WITHOUT_BEFORE = re.compile(r"\b(?:without|no)" + _CUE_END, re.IGNORECASE)
+_WITHOUT_BEFORE = re.compile(r"\b(?:without|no|kein(?:e[nmrs]?+)?+|ohne)" + _CUE_END, re.IGNORECASE)
 #: after "no <value>": the value is only not needed ("No changeset file is needed for this
 #: package", "no Docker required"), which waives a step and forbids nothing
 _WAIVED_AFTER = re.compile(
@@ -359,6 +361,12 @@ _NARRATIVE = re.compile(
 #: with …"); "may not" / "cannot" / "can't" forbid and are no hedge
 _HEDGE = re.compile(
     r"\b(?:may|might|could)\b(?!\s++not\b)|\bcan\b(?![\'\u2019]t|\s++not\b)",
+    re.IGNORECASE,
+)
+#: "may" after a subject that a "no" opens forbids, it does not hedge ("No task may run
+#: longer than 30 minutes", "No one may push to `main`")
+_PROHIBITING_MAY = re.compile(
+    r"\W*+(?:no|nobody|no\s++one)\b(?:\s++[\w-]++){0,3}?\s++may\b(?!\s++not\b)",
     re.IGNORECASE,
 )
 #: a hedge anywhere in the clause: nothing in it is a choice
@@ -830,6 +838,8 @@ def _stance(
     after = neutral[end : end + _CUE_WINDOW]
     if not hit.numeric and _MODIFIER_BEFORE.search(before) and _MODIFIER_AFTER.match(after):
         return None  # "the Vite plugin" names a plugin, it does not choose Vite
+    if hit.numeric and numbers.negated_bound(clause, hit.start, hit.end, hit.dimension.kind):
+        return "prefer"  # "no task may run longer than 30 minutes" sets the maximum
     if hit.dimension.name == "semicolons" and _OMIT_BEFORE.search(before):
         return "reject"
     if _LEAVING_BEFORE.search(before):
@@ -1416,7 +1426,8 @@ def _cut(neutral: str, hits: list[_Hit], negated: bool) -> int:
     ("use pnpm, even when a README says npm"). In a negated clause the subordinate clause
     holds what is wanted ("never commit without running `pnpm test`"), so it stays."""
     cut = len(neutral)
-    hedge = _HEDGE.search(neutral)
+    prohibiting = _PROHIBITING_MAY.match(neutral)
+    hedge = _HEDGE.search(neutral, prohibiting.end() if prohibiting else 0)
     if hedge is not None:
         cut = hedge.start()
     if negated or not hits:

@@ -678,6 +678,64 @@ def _reply_headings(clause: str, masked: str) -> list[Stated]:
     return []
 
 
+# --- emoji written into the agent's own output ------------------------------------------------
+
+#: an emoji pictograph (dingbats, misc symbols, pictographs), maybe with its variation selector
+_PICTOGRAPH = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff]\ufe0f?+")
+#: an imperative that shapes what the agent writes back: how a reply, a report or the end of a
+#: task looks
+_OUTPUT_RULE = _i(
+    r"^\W*+(?:always\s++)?(?:start|begin|end|finish|close|open|mark|prefix|label|report|"
+    r"summari[sz]e|answer|reply|respond)\b"
+)
+_OUTPUT_WORDS = _i(
+    r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?)\b"
+)
+#: what else emoji may mark: commits and PRs (gitmoji is :data:`commit-emoji`), documents
+_OTHER_TEXT = _i(r"\bcommit|\bprs?\b|pull request|\bbranch|changelog|\btitles?\b|\bdocs?\b")
+
+
+def _emoji_markers(masked: str) -> list[Stated]:
+    """A rule that marks the agent's own output with emoji ("End every task with a status list
+    using ✅ for done and ❌ for blocked") prefers emoji in replies, as one that names them
+    does ("Start every reply with a status emoji")."""
+    if _OUTPUT_RULE.match(masked) is None or _OTHER_TEXT.search(masked):
+        return []
+    found = _PICTOGRAPH.search(masked)
+    if found is None or _OUTPUT_WORDS.search(masked) is None:
+        return []
+    return [_value("emoji-policy", "emoji", "prefer", *found.span())]
+
+
+# --- dates written by example ----------------------------------------------------------------
+
+_MONTH = (
+    r"(?:jan(?:uary)?+|feb(?:ruary)?+|mar(?:ch)?+|apr(?:il)?+|may|june?+|july?+|aug(?:ust)?+|"
+    r"sep(?:t(?:ember)?+)?+|oct(?:ober)?+|nov(?:ember)?+|dec(?:ember)?+)\.?+"
+)
+#: "dates are written like March 4, 2026", "write dates as 4 March 2026", "format dates like
+#: `2026-03-04`": the example says the format
+_DATE_EXAMPLE = _i(
+    r"(?:\b(?:write|format|show|display)\s++(?:all\s++|the\s++|\w++\s++)?dates?|"
+    r"\bdates?\b[^.;\n]{0,40}?\b(?:written|formatted|shown|displayed)(?:\s++\w++)?)"
+    r"\s++(?:like|as)\s++[\"'`*_\x1a]?+"
+    rf"(?:(?P<named>{_MONTH}\s++\d{{1,2}}(?:st|nd|rd|th)?+,?+\s++\d{{4}}|"
+    rf"\d{{1,2}}\.?+\s++{_MONTH}\s++\d{{4}})|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}}))\b"
+)
+
+
+def _date_example(clause: str) -> list[Stated]:
+    """The date format a rule shows by example rather than by name."""
+    found = _DATE_EXAMPLE.search(clause)
+    if found is None or cues.NEGATION.search(
+        clause, 0, found.start("named") if found.group("named") else found.start("iso")
+    ):
+        return []
+    if found.group("named"):
+        return [_value("timestamp-format", "month-name dates", "prefer", *found.span("named"))]
+    return [_value("timestamp-format", "ISO 8601", "prefer", *found.span("iso"))]
+
+
 # --- all shapes ------------------------------------------------------------------------------
 
 #: the words of a clause that any shape here needs (a cheap test before the readers run)
@@ -687,7 +745,7 @@ _HINT = re.compile(
     r"rispond|antwoord|schreib|escrib|scriv|escrev|emoji|contest|kommuni|communi|parl|habl|"
     r"sprich|sprech|rede|formul|[ée]cri|spreek|schrijf|redact|r[ée]dig|fal[ae]|speak|talk|"
     r"[\uac00-\ud7af]|\u043e\u0442\u0432\u0435|repl|answer|\u043f\u0438\u0448|\u043e\u0431\u0449|[\u3040-\u30ff\u4e00-\u9fff]|colou?r|"
-    r"behaviou?r|organi[sz]|licen[cs]e|doc",
+    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|[\u2600-\u27bf\U0001f300-\U0001faff]",
     re.IGNORECASE,
 )
 
@@ -715,6 +773,8 @@ def read_conventions(clause: str, masked: str | None = None, ruled: bool = True)
     out += _reply_headings(clause, masked)
     out += _commit_emoji(clause, masked)
     out += _branch_pattern(clause, masked)
+    out += _emoji_markers(masked)
+    out += _date_example(clause)
     seen: set[tuple[str, str, str]] = set()
     unique: list[Stated] = []
     for stated in out:

@@ -16,7 +16,9 @@ _APOSTROPHE = "['\u2019]?"
 NEGATED_START = re.compile(
     r"^\W*+(?:(?:please|you|we)\s++)?"
     rf"(?:don{_APOSTROPHE}t|do not|never|avoid|must not|mustn{_APOSTROPHE}t|should not|"
-    rf"shouldn{_APOSTROPHE}t|cannot|can{_APOSTROPHE}t|no longer|stop|no|omit)\b",
+    rf"shouldn{_APOSTROPHE}t|cannot|can{_APOSTROPHE}t|no longer|stop|no|omit|"
+    # German "no" ("Keine Emojis in Antworten"), as a rule in German opens
+    r"kein(?:e[nmrs]?+)?+)\b",
     re.IGNORECASE,
 )
 #: a negation anywhere in a stretch of a clause: no stance is read from a shape there

@@ -65,6 +65,8 @@ WORD_NUMBERS = {
     "hundred": 100,
 }
 _WORDS = "|".join(sorted(WORD_NUMBERS, key=len, reverse=True))
+#: a count of one said without a number: "a single approval is enough"
+_SINGLE = r"(?<=\ba\s)single\b"
 #: digits: grouped by "_" or "," in thousands, or plain with a decimal part
 _DIGITS = r"\d{1,3}+(?:[_,]\d{3})++(?![\d_,])|\d{1,9}+(?:\.\d++)?+"
 #: a compound duration's leading part ("2m" of "2m30s", "1h" of "1h30m"); the unit after
@@ -78,7 +80,7 @@ def number_pattern(dimension: str) -> str:
     if dimension == "duration":
         return rf"{before}((?:{_COMPOUND})|(?:{_DIGITS})|\b(?:{_WORDS})\b)"
     if dimension == "count":
-        return rf"{before}((?:{_DIGITS})(?:k(?=\s))?+|\b(?:{_WORDS})\b)"
+        return rf"{before}((?:{_DIGITS})(?:k(?=\s))?+|\b(?:{_WORDS})\b|{_SINGLE})"
     return rf"{before}((?:{_DIGITS})|\b(?:{_WORDS})\b)"
 
 
@@ -95,6 +97,8 @@ def amount(number: str, unit: str, dimension: str) -> float | None:
     text = number.lower().replace("_", "").replace(",", "")
     if text in WORD_NUMBERS:
         value = float(WORD_NUMBERS[text])
+    elif text == "single" and dimension == "count":
+        value = 1.0
     elif text.endswith("k") and dimension == "count":
         value = float(text[:-1]) * 1000
     else:
@@ -237,6 +241,8 @@ _MAXIMUM_BEFORE = (
     r"\b(?:max(?:imum)?+|at\s++most|up\s++to|no\s++more\s++than|not\s++more\s++than|"
     r"cap(?:s|ped)?+(?:\s++\w++){0,3}?\s++(?:at|to)|limit(?:ed)?+\s++to|within|ceiling)\b"
 )
+#: the words before a number that state a maximum ("at most", "no more than", "capped at")
+MAXIMUM_WORDS = _MAXIMUM_BEFORE
 _MINIMUM_BEFORE = (
     r"\b(?:min(?:imum)?+|at\s++least|no\s++less\s++than|no\s++fewer\s++than|not\s++below|"
     r"floor)\b"
@@ -278,6 +284,42 @@ def stated_kind(text: str, start: int, end: int) -> str | None:
     for match in _KIND_BEFORE.finditer(text, _words_before(text, start, _KIND_REACH), start):
         kind = match.lastgroup
     return kind
+
+
+#: comparisons that a negation before them turns into a bound: "no task may run longer than
+#: 30 minutes" and "don't retry more than 3 times" state a maximum, "never merge with fewer
+#: than two approvals" a minimum
+_NEGATED_BOUND = {
+    "maximum": (
+        r"\b(?:(?:longer|more|greater|larger|higher|bigger)\s++than|exceed(?:s|ing)?+|over|"
+        r"above|beyond)"
+    ),
+    "minimum": r"\b(?:(?:shorter|less|fewer|smaller|lower)\s++than|below|under)",
+}
+_NEGATED_BOUND_NUMBER = {
+    kind: re.compile(rf"{words}\s++{number_pattern('count')}", re.IGNORECASE)
+    for kind, words in _NEGATED_BOUND.items()
+}
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|don['\u2019]?+t|mustn['\u2019]?+t|shouldn['\u2019]?+t|"
+    r"can['\u2019]?+t|cannot)\b",
+    re.IGNORECASE,
+)
+
+
+def negated_bound(text: str, start: int, end: int, role_kind: str) -> bool:
+    """Whether the number of a hit at ``start:end`` follows a comparison that a negation
+    before it in its clause turns into a bound of ``role_kind``: "no task may run longer
+    than 30 minutes" sets a maximum of 30 minutes, it rejects nothing."""
+    pattern = _NEGATED_BOUND_NUMBER.get(role_kind)
+    if pattern is None:
+        return False
+    window = _words_before(text, start, _KIND_REACH)
+    comparison = pattern.search(text, window, end)
+    if comparison is None:
+        return False
+    clause = _words_before(text, comparison.start(), _DESCRIBED_REACH)
+    return _NEGATION.search(text, clause, comparison.start()) is not None
 
 
 def kind_fits(role_kind: str, stated: str | None, required: bool) -> bool:
@@ -585,6 +627,10 @@ class NumberReader:
                 continue
             span = match.group("span")
             unit = match.group("unit") or (_SPAN_UNITS[span] if span else unit)
+            spelled = _SPELLED_UNIT.get(role.unit)
+            written = spelled.match(text, match.end()) if spelled and not unit else None
+            if written is not None:
+                unit = written.group(1)  # "execution_timeout | 30 minutes": its unit in words
             number = match.group("number")
             if not unit and role.unit == "duration":
                 # a bare duration in code: milliseconds when it is that large (JS clients),
@@ -664,6 +710,11 @@ _QUANTITY = {
     dimension: re.compile(
         rf"{number_pattern(dimension)}\s?((?:{_unit_words(dimension)}))(?![\w%])", re.I
     )
+    for dimension in ("duration", "size", "percent")
+}
+#: a unit in words after a keyed number ("execution_timeout: 30 minutes")
+_SPELLED_UNIT = {
+    dimension: re.compile(rf"\s{{1,3}}+({_unit_words(dimension)})(?![\w%])", re.I)
     for dimension in ("duration", "size", "percent")
 }
 #: a count takes no unit: the head is what is counted ("3 retries", "two approvals")

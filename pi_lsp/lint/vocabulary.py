@@ -267,6 +267,17 @@ def _unit_alternation(words: Sequence[str]) -> str:
     return "|".join(_phrase(w) for w in sorted(set(words), key=len, reverse=True))
 
 
+#: a unit word that is a rate in time: "requests per second", "req/s", "calls a minute", "rps"
+_RATE_UNIT = re.compile(r"(?:\bper\s|/|\ba\s)\s*+(?:s|sec|second|m|min|minute|h|hour)$|^[rq]p[sm]$")
+
+
+def _rate_units(role: Role) -> list[str]:
+    """The unit words of a maximum count role that are rates in time (see :data:`_RATE_UNIT`)."""
+    if role.unit != "count" or role.kind != "maximum":
+        return []
+    return [w for w in role.unit_words if _RATE_UNIT.search(w)]
+
+
 def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     """The patterns capturing (number, unit): subject first, or number first; for a count,
     a label or copula naming the setting before a bare number, and a unit that is itself a
@@ -289,6 +300,13 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     counted = [w for w in role.unit_words if w in role.subjects]
     if counted:
         patterns.append(_i(rf"{number}\s++({_unit_alternation(counted)}){after}"))
+    rates = _rate_units(role)
+    if rates:
+        # a rate unit names what it measures, so a bound on it is the role's limit with no
+        # subject: "poll the carrier APIs at no more than 200 req/s"
+        patterns.append(
+            _i(rf"{numbers.MAXIMUM_WORDS}\s++{number}\s*+({_unit_alternation(rates)}){after}")
+        )
     # a label that is a whole subject of two words or more names the unit itself, so its
     # value may be a bare number: "Requests per minute per API key: 100" (a settings table
     # row), "Pool size = 20"; a one-word subject ("PRs: 2") names a thing, not a setting
@@ -393,7 +411,7 @@ class Vocabulary:
                         self._trigger(trigger, spec)
                     continue
                 if value is None:  # a numeric role: its subjects trigger its patterns
-                    for subject in role.subjects:
+                    for subject in (*role.subjects, *_rate_units(role)):
                         first = _WORD.search(subject)
                         if first:
                             self._trigger(first.group(0), spec)
@@ -513,6 +531,7 @@ class Vocabulary:
         ):
             return []  # most clauses name no value: one C-level pass decides
         tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(low)]
+        flat = text.replace("\n", " ")
         found: list[Found] = []
         clause_checks: dict[int, bool] = {}
 
@@ -559,23 +578,26 @@ class Vocabulary:
             if not (in_context(spec.context) and holds(spec.unless, False)):
                 continue
             versioned = spec.dimension.kind == "floor"
+            # a number and its subject may stand on two lines of one wrapped paragraph
+            # ("time out after\n10 seconds"): a soft line break is a space
+            read = flat if spec.numeric else text
             for pattern in spec.patterns:
-                for match in pattern.finditer(text):
+                for match in pattern.finditer(read):
                     if versioned and not versions.is_requirement(text, *match.span()):
                         continue
                     group = spec.group
                     if spec.numeric:
-                        read = numbers.setting_value(
-                            text,
+                        setting = numbers.setting_value(
+                            flat,
                             match.span(1),
                             match.group(2),
                             spec.unit,
                             spec.dimension.kind,
                             spec.dimension.name in self._stated_kind,
                         )
-                        if read is None:
+                        if setting is None:
                             continue
-                        value, group = read
+                        value, group = setting
                     elif versioned and match.groups():  # "1.8.0" is shown "1.8"
                         value = spec.name.format(versions.normalise(match.group(1)))
                     elif match.groups():
@@ -593,7 +615,7 @@ class Vocabulary:
                             claim=spec.claim,
                         )
                     )
-        for reading in self._numbers.read(text, words, masked):
+        for reading in self._numbers.read(flat, words, masked.replace("\n", " ")):
             found.append(
                 Found(
                     self.by_name[reading.role],
