@@ -372,8 +372,14 @@ _PROHIBITING_MAY = re.compile(
 #: a hedge anywhere in the clause: nothing in it is a choice
 _HEDGE_ANYWHERE = re.compile(
     r"\b(?:optional(?:ly)?|if you (?:like|prefer|want|wish)|feel free|is fine|is ok(?:ay)?|"
-    r"are fine|also works|works too|up to you|either works|whichever)\b",
+    r"are fine|also works|works too|up to you|either works|whichever|"
+    r"(?:is|are|remains?|stays?)\s++(?:still\s++|also\s++)?acceptable)\b",
     re.IGNORECASE,
+)
+#: a value allowed only under a condition after it ("Default exports only where a framework
+#: demands them"): an exception to the rule, not a choice
+_ONLY_UNDER_CONDITION = re.compile(
+    r"[`*_\x1a]*+\s++(?:are\s++|is\s++)?only\s++(?:where|when|whenever|if)\b", re.IGNORECASE
 )
 # A subordinate clause after the main clause: the values in it are conditions, not choices
 # ("use pnpm, even when a README says npm", "use Vitest unless the package already has Jest").
@@ -864,6 +870,8 @@ def _stance(
         return "reject"
     if _REJECT_AFTER.match(after):
         return "reject"
+    if _ONLY_UNDER_CONDITION.match(after):
+        return None
     if negated and not _POSITIVE_TURN.search(before):
         return "prefer" if _SUBORDINATE.search(before) else None
     return "prefer"
@@ -901,7 +909,7 @@ def _with_conventions(choices: list[Choice], clause: str, masked: str) -> list[C
     added = [
         Choice(s.dimension, s.value, s.stance, s.start, s.end, s.group)
         for s in stated
-        if (s.dimension, s.value) not in known
+        if (s.dimension, s.value) not in known and not _ONLY_UNDER_CONDITION.match(masked, s.end)
     ]
     return _drop_ambiguous(choices + added)
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.lint.catalogue import load_catalogue
+from pi_lsp.lint.choices import read_choices
 from pi_lsp.lint.conflicts import CONFLICT, find_conflicts
 from pi_lsp.resources.model import Finding
+from tests.clauses import masked_clause
 
 ROOT = "/repo/AGENTS.md"
 PKG = "/repo/packages/app/AGENTS.md"
@@ -315,6 +317,10 @@ SILENT = [
     ("The docs site uses npm.", "The project uses pnpm."),
     # a language named for what is there, not for new code
     ("New gameplay code is written in GDScript.", "The editor plugins under `tools/` are C#."),
+    # an extension of the database it runs in
+    ("Use PostgreSQL for every service.", "The service writes its pings to TimescaleDB."),
+    # what stays acceptable, or is allowed only under a condition, is an exception, not a choice
+    ("Prefer named exports.", "Default exports only where a framework demands them."),
     # a need under a condition, or asked about, is no requirement
     ("Don't add `Signed-off-by` trailers.", "If a commit needs a DCO sign-off, the bot adds it."),
     ("Don't add `Signed-off-by` trailers.", "Does every commit need a DCO sign-off?"),
@@ -322,6 +328,11 @@ SILENT = [
     ("Tests sit next to the code they test.", "Keep each `*.test.ts` beside its source file."),
     ("Tests live next to the code.", "The importer was slow, so the fixtures sit under `tests/`."),
 ]
+
+
+def test_what_remains_acceptable_is_no_choice() -> None:
+    read = read_choices(*masked_clause("XML layouts remain acceptable for screens that use them."))
+    assert read == []
 
 
 @pytest.mark.parametrize(("root", "pkg"), SILENT)
