@@ -206,8 +206,9 @@ _OVER_BEFORE = re.compile(r"\bover" + _CUE_END, re.IGNORECASE)
 #: "prefer pnpm to npm", "favour date-fns to Moment.js": the value after "to" is the one not
 #: preferred (the preferred one is one or two words, or a code span, right after the verb)
 _PREFER_TO_BEFORE = re.compile(
-    r"\b(?:prefer|favou?r)\s++[`*_\"']?+[\w.@/+\x1a-]++(?:\s++[\w.@/+\x1a-]++)?[`*_\"']?+\s++to"
-    + _CUE_END,
+    # not a gerund ("prefer sending logs to Datadog": the value after "to" is where they go)
+    r"\b(?:prefer|favou?r)\s++(?!\w++(?<=ing)\b)[`*_\"']?+[\w.@/+\x1a-]++(?:\s++[\w.@/+\x1a-]++)?"
+    r"[`*_\"']?+\s++to" + _CUE_END,
     re.IGNORECASE,
 )
 _REJECT_AFTER = re.compile(
@@ -801,9 +802,9 @@ _ALONE_AFTER = re.compile(
     r"again)\b[^\w]*+(?:$|[.;,:!?)\u2014\u2013])|"
     r"(?:on|against|over|in)\s++(?:this|the|our)\s++(?:whole\s++|entire\s++)?(?:module|package|"
     r"repo|repository|codebase|project|crate|workspace|library|tree)\b|"
-    r"for\s++(?!(?:ci|the|a|an|every|each|all|any|whole|entire|production|prod|staging|releases?|"
-    r"now)\b)(?:[\w.-]++\s++){0,2}?"
-    r"[\w.-]++\s*+(?:$|[.;,:!?)\u2014\u2013]))",
+    # "for iOS", "for Android": a platform written as a name, not a condition or a subset
+    # ("for docs-only changes", "for forks", "for this package alone")
+    r"for\s++(?-i:[a-z][a-z.-]*+[A-Z][\w.-]*+|[A-Z][\w.-]*+)\s*+(?:$|[.;,:!?)\u2014\u2013]))",
     re.IGNORECASE,
 )
 
@@ -1206,7 +1207,7 @@ def _head_is_rule(clause: str, masked: str, label: re.Match[str], folder: str) -
 #: narrower place or purpose ("Terraform is not used for DNS") keeps the tool elsewhere
 _DISUSED = re.compile(
     r"\b(?:(?:(?:is|are)\s++(?:not|never|no\s++longer)|isn['\u2019]t|aren['\u2019]t)\s++"
-    r"(?:used|an?\s++dependency|dependencies|installed)|(?:is|are)\s++(?:deprecated|banned))\b"
+    r"(?:used|an?\s++dependency|dependencies)|(?:is|are)\s++(?:deprecated|banned))\b"
     r"(?:\s++(?:in|by)\s++(?:product|production|application|app|library|our|this|"
     r"the)\s++(?:code|codebase|repo|repository|project|package)\b|\s++(?:here|anywhere)\b|"
     r"\s++(?:of|for)\s++(?:this|the|our)\s++(?:[\w-]++\s++){0,2}?(?:image|package|service|"
@@ -1217,6 +1218,9 @@ _DISUSED = re.compile(
 )
 #: what may stand between a disused value and the verb: marks, the rest of a list of values,
 #: the end of an aside ("Utility-class frameworks (Tailwind, UnoCSS) are not used")
+#: a part of the project that does without a tool, where a deprecation or a ban would reject
+#: it ("Redux is deprecated here" does)
+_NOT_USED_HERE = re.compile(r"(?:not|n['\u2019]t)\s++used\s++here\b", re.IGNORECASE)
 _DISUSED_GAP = re.compile(r"[\s`*_\"'\x1a]*+(?:(?:,|/|\bor\b|\band\b)[^().;:]{1,60}?)?\)?\s*+$")
 #: a subject that may name disused values: at most eight words and one aside
 _DISUSED_SUBJECT = re.compile(
@@ -1230,6 +1234,8 @@ def _disused(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     verb = _DISUSED.search(masked, start)
     if verb is None or _DISUSED_SUBJECT.fullmatch(masked, start, verb.start()) is None:
         return []
+    if _NOT_USED_HERE.search(verb.group(0)):
+        return []  # "Terraform is not used here": this part does without it, it bans nothing
     subject = masked[start : verb.start()]
     if _PARTIAL_SUBJECT.match(subject) or _NARRATIVE.search(subject) or _HEDGE.search(subject):
         return []

@@ -691,8 +691,12 @@ _OUTPUT_RULE = _i(
 _OUTPUT_WORDS = _i(
     r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?)\b"
 )
-#: what else emoji may mark: commits and PRs (gitmoji is :data:`commit-emoji`), documents
-_OTHER_TEXT = _i(r"\bcommit|\bprs?\b|pull request|\bbranch|changelog|\btitles?\b|\bdocs?\b")
+#: what else emoji may mark: commits and PRs (gitmoji is :data:`commit-emoji`), documents, a
+#: file ("Mark completed tasks in `ROADMAP.md` with ✅")
+_OTHER_TEXT = _i(
+    r"\bcommit|\bprs?\b|pull request|\bbranch|changelog|\btitles?\b|\bdocs?\b|"
+    r"\b(?:in|into|to)\s++(?:the\s++)?(?:\x1a|[\w-]++\.(?:md|txt|rst)\b)"
+)
 
 
 def _emoji_markers(masked: str) -> list[Stated]:
@@ -716,8 +720,8 @@ _MONTH = (
 #: "dates are written like March 4, 2026", "write dates as 4 March 2026", "format dates like
 #: `2026-03-04`": the example says the format
 _DATE_EXAMPLE = _i(
-    r"(?:\b(?:write|format|show|display)\s++(?:all\s++|the\s++|\w++\s++)?dates?|"
-    r"\bdates?\b[^.;\n]{0,40}?\b(?:written|formatted|shown|displayed)(?:\s++\w++)?)"
+    r"(?:\b(?:write|format)\s++(?:all\s++|the\s++|\w++\s++)?dates?|"
+    r"\bdates?\b[^.;\n]{0,40}?\b(?:are|is)\s++written(?:\s++\w++)?)"
     r"\s++(?:like|as)\s++[\"'`*_\x1a]?+"
     rf"(?:(?P<named>{_MONTH}\s++\d{{1,2}}(?:st|nd|rd|th)?+,?+\s++\d{{4}}|"
     rf"\d{{1,2}}\.?+\s++{_MONTH}\s++\d{{4}})|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}}))\b"

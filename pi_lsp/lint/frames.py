@@ -1544,6 +1544,9 @@ def _command_does(made: list[Frame], words: list[str]) -> list[Frame]:
     if not runs or "which" not in words:
         return []
     at = words.index("which") + 1
+    before = at - 3 if at >= 3 and words[at - 2] == "," else at - 2
+    if before < 0 or not words[before].startswith("`"):
+        return []  # "run `git log` to see which commits …": no relative clause of the command
     verb = words[at] if at < len(words) else ""
     base = next(
         (v for v in (verb[:-2], verb[:-1]) if verb.endswith("s") and _verb_class((v,), 0)), ""

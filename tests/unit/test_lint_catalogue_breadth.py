@@ -321,6 +321,24 @@ SILENT = [
     ("Use PostgreSQL for every service.", "The service writes its pings to TimescaleDB."),
     # what stays acceptable, or is allowed only under a condition, is an exception, not a choice
     ("Prefer named exports.", "Default exports only where a framework demands them."),
+    # found by a review of this session's readings on sentences nobody tuned to: a tool not
+    # installed yet, or not used by one package, is no rejection of it
+    ("Lint with Ruff.", "Ruff is not installed; run `uv sync` first."),
+    ("Use Terraform for infrastructure.", "Terraform is not used here; this is a pure library."),
+    # a run ruled out for a condition or a subset ("for forks") keeps the tool
+    ("Run tests with pytest.", "Don't run pytest for docs-only changes."),
+    ("Lint with ESLint.", "Never run ESLint for generated files."),
+    ("Use GitHub Actions.", "Never run GitHub Actions for forks."),
+    ("Use yarn for installs.", "Do not run yarn for this package alone; run it from the root."),
+    # "prefer <gerund> … to X": X is where the work goes, not what is passed over
+    ("Send logs to Datadog.", "Prefer sending logs to Datadog over writing log files."),
+    ("Deploy to Fly.io.", "Prefer deploying to Fly.io from CI, never from a laptop."),
+    # "which" that is no relative clause of the command
+    ("Never commit; leave committing to the human.", "Run `git log` to see which commits did it."),
+    # dates shown to users, and emoji written into a file, are no rule of the agent's own
+    ("Write dates in ISO 8601.", "The release notes show dates like March 4, 2026."),
+    ("Write dates in ISO 8601.", "Users expect dates formatted like 4 March 2026 in the UI."),
+    ("Never use emoji in responses.", "Mark completed tasks in `ROADMAP.md` with \u2705."),
     # a need under a condition, or asked about, is no requirement
     ("Don't add `Signed-off-by` trailers.", "If a commit needs a DCO sign-off, the bot adds it."),
     ("Don't add `Signed-off-by` trailers.", "Does every commit need a DCO sign-off?"),
