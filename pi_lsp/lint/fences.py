@@ -102,13 +102,13 @@ def heading_leads_commands(title: str) -> bool:
     """Whether a heading's section is how to work on the project, so that a shell fence right
     under it holds the commands to run (see the module's docstring). Numbering, marks and
     emphasis around the title's words do not count ("2. Commands", "**Setup:**")."""
-    words = title[:100]
-    start, end = 0, len(words)
-    while start < end and not words[start].isalpha():
+    text = title[:100]
+    start, end = 0, len(text)
+    while start < end and not text[start].isalpha():
         start += 1
-    while end > start and not words[end - 1].isalnum():
+    while end > start and not text[end - 1].isalnum():
         end -= 1
-    return _HOW_TO_HEADING.fullmatch(" ".join(words[start:end].split())) is not None
+    return _HOW_TO_HEADING.fullmatch(" ".join(text[start:end].split())) is not None
 
 
 def is_shell_fence(info: str) -> bool:

@@ -1624,7 +1624,9 @@ _GATE_SPAN = 4
 def _gating(words: list[str]) -> tuple[list[str], str]:
     """``words`` without their approval phrases ("without sign-off from the platform team",
     "only with explicit approval", "unless asked"), and what those say: "gate" (the action
-    needs approval), "unasked" (it needs none) or ""."""
+    needs approval), "request" (it waits for someone to ask for it: "unless asked", "once I
+    ask"), "unasked" (it needs none), "chosen" (the agent picks what it needs: "whatever
+    packages you need"; never a gate on a prohibition) or ""."""
     out: list[str] = []
     gate = ""
     k = 0
@@ -2589,7 +2591,9 @@ _OPPOSED = {
 
 def _opposed(a: Frame, b: Frame) -> bool:
     """Whether two frames' modalities may contradict: never "always X" against "ask before
-    X" (do it, with approval), only a requirement that says it needs no approval."""
+    X" (do it, with approval); a requirement meets a gate only when it says it needs no
+    approval, or when the gate waits for a request ("X unless asked": the agent may not
+    start it, which a standing "always X" asks it to)."""
     if {a.modality, b.modality} == {GATED, REQUIRE}:
         gate, other = (a, b) if a.modality == GATED else (b, a)
         return other.unasked or gate.requested
@@ -2599,7 +2603,8 @@ def _opposed(a: Frame, b: Frame) -> bool:
 def _modal_reason(a: Frame, b: Frame) -> str | None:
     """Why a pair of opposed modalities is not confident, if it is not: a gate against a
     permission that does not say it needs no approval ("you may add dependencies" / "ask
-    before adding dependencies": may, once asked)."""
+    before adding dependencies": may, once asked). A requirement against a gate that waits
+    for a request is confident (see :func:`_opposed`)."""
     if GATED in (a.modality, b.modality):
         gate, other = (a, b) if a.modality == GATED else (b, a)
         if not other.unasked and not (gate.requested and other.modality == REQUIRE):
