@@ -2,7 +2,7 @@
 """``didChange`` → ``publishDiagnostics`` over stdio for a ~110 KB context file; run by hand.
 
     PYTHONPATH=$PWD .venv/bin/python bench/lsp_edit_bench.py [--n 100] [--kb 110]
-        [--debounce-ms 20,0] [--pythonpath DIR] [--json] [--profile DIR]
+        [--debounce-ms 20,0] [--pause-ms 0] [--pythonpath DIR] [--json] [--profile DIR]
 
 A real ``python -m pi_lsp serve`` (driven by ``bench/lsp_bench.py``'s client) on a workspace
 of two context files: ``AGENTS.md`` (short rules) and ``pkg/AGENTS.md``, the large file of
@@ -12,8 +12,11 @@ the same single-line edits as the in-process bench (whole-document sync, as VS C
 small document), each edit timed from writing the ``didChange`` to the pipe to the
 ``publishDiagnostics`` of that URI with that version. Each ``--debounce-ms`` value starts a
 fresh server with that debounce (the server waits that long after a change before it
-rebuilds; 20 ms is the default), so the debounce's share shows beside the default. The
-server runs from ``--pythonpath`` (default: this tree).
+rebuilds; 20 ms is the default), so the debounce's share shows beside the default. Each edit
+is sent as soon as the previous one's diagnostics arrive, so edits come faster than the
+debounce and each one waits it out; ``--pause-ms`` waits that long first, as a typist does
+between keys (~100 ms at 120 words a minute): after a pause longer than the debounce the
+server rebuilds at once. The server runs from ``--pythonpath`` (default: this tree).
 """
 
 from __future__ import annotations
@@ -105,6 +108,8 @@ async def session(opts: argparse.Namespace, big: str, debounce: int) -> dict[str
                 arrived = await asyncio.wait_for(waiting, TIMEOUT)
                 if i >= warmup:
                     times.append((arrived - start_at) * 1000)
+                if opts.pause_ms:
+                    await asyncio.sleep(opts.pause_ms / 1000)
             diagnostics = len(conn.latest_diagnostics().get(uri, []))
         finally:
             await conn.close()
@@ -123,6 +128,7 @@ def main() -> int:
     parser.add_argument("--kb", type=int, default=110)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--debounce-ms", default="20,0")
+    parser.add_argument("--pause-ms", type=float, default=0.0, help="pause between edits")
     parser.add_argument("--pythonpath", type=Path, default=REPO)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", type=Path, help="cProfile the server into this folder")
@@ -135,7 +141,10 @@ def main() -> int:
         print(json.dumps(results, indent=2))
         return 0
     source = "shared corpus" if os.environ.get("PI_LSP_SHARED") else "lint_cases + dev"
-    print(f"{len(big.encode()) / 1000:.1f} KB ({source}), {opts.n} edits, load {os.getloadavg()}")
+    print(
+        f"{len(big.encode()) / 1000:.1f} KB ({source}), {opts.n} edits, "
+        f"{opts.pause_ms:g} ms apart, load {os.getloadavg()}"
+    )
     for r in results:
         print(
             f"debounce {r['debounce_ms']:>3} ms: didChange -> publishDiagnostics p50 "

@@ -53,7 +53,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -99,9 +99,10 @@ _MIN_DUPLICATE_WORDS = 4
 _MIN_ACTION_WORDS = 3
 
 
+@lru_cache(maxsize=16384)
 def _fewer_words(text: str, count: int) -> bool:
-    """Whether ``text`` holds fewer than ``count`` words (split no further than that: every
-    instruction of the chain is asked on every edit)."""
+    """Whether ``text`` holds fewer than ``count`` words (split no further than that). Every
+    instruction of the chain is asked on every edit, and most are unchanged: cached by text."""
     return len(text.split(maxsplit=count - 1)) < count
 
 
@@ -438,9 +439,9 @@ class _ChoiceIndex:
                         break
         return out
 
-    def add(self, position: int, choices: Sequence[Choice], instruction: Instruction) -> None:
-        for choice in choices:
-            scope = _compared_scope(instruction, choice)
+    def add(self, position: int, choices: Iterable[tuple[Choice, Scope]]) -> None:
+        """File an instruction's ``choices``, each with its compared scope."""
+        for choice, scope in choices:
             key = (choice.dimension, choice.value)
             if choice.stance == "reject":
                 self._reject_value.setdefault(key, {}).setdefault(scope, position)
@@ -465,10 +466,17 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
     told: set[tuple[int, int, str, str]] = set()
     for position, later in enumerate(with_choices):
         reported: set[str] = set()
-        for new in later.instruction.choices + later.instruction.overriding:
+        choices = later.instruction.choices
+        # each choice's scope once: it is looked up with, then filed under it
+        scopes = [_compared_scope(later.instruction, c) for c in choices]
+        for at_choice, new in enumerate(choices + later.instruction.overriding):
             if new.dimension in reported:
                 continue
-            scope = _compared_scope(later.instruction, new)
+            scope = (
+                scopes[at_choice]
+                if at_choice < len(scopes)
+                else _compared_scope(later.instruction, new)
+            )
             found = [index.earliest_contradicting(new, scope)]
             if not new.weak:
                 found.append(mentions.earliest_contradicting(new, scope))
@@ -494,9 +502,9 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                     continue
                 told.add(key)
                 findings.append(_choice_finding(later, earlier, new, old))
-        choices = later.instruction.choices
-        index.add(position, [c for c in choices if not c.weak], later.instruction)
-        mentions.add(position, [c for c in choices if c.weak], later.instruction)
+        filed = list(zip(choices, scopes, strict=True))
+        index.add(position, [(c, scope) for c, scope in filed if not c.weak])
+        mentions.add(position, [(c, scope) for c, scope in filed if c.weak])
     return findings
 
 
@@ -582,6 +590,13 @@ _ALLOWING = re.compile(
 )
 
 
+@lru_cache(maxsize=16384)
+def _allows(text: str) -> bool:
+    """Whether a sentence allows a value (:data:`_ALLOWING`), cached by text: the earlier
+    files of a chain are asked again on every edit of a later one."""
+    return _ALLOWING.search(text) is not None
+
+
 class _Allowances:
     """Whether the earlier file itself allows the later value for the later choice's purpose:
     "Data access uses EF Core 8. Dapper may be used for read-only reporting queries." makes
@@ -605,7 +620,7 @@ class _Allowances:
             self._allowing[file_index] = [
                 p.instruction
                 for p in self._placed
-                if p.file_index == file_index and _ALLOWING.search(p.instruction.text)
+                if p.file_index == file_index and _allows(p.instruction.text)
             ]
         name = re.compile(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", re.IGNORECASE)
         found: list[str] = []

@@ -2569,14 +2569,20 @@ def _places(frame: Frame) -> tuple[str, ...]:
     """Where ``frame`` is filed for candidates: its object, and for an action that stands
     without one ("commit", "push") that action, so "never commit" meets "commit to a
     branch"."""
-    action = frame.via or frame.verb
-    base = command_base(frame.object)
-    command = ((base,) if base else ()) + folders_of(frame.object)
-    if file_kind(frame.object):
+    return _places_of(frame.object, frame.via or frame.verb)
+
+
+@lru_cache(maxsize=16384)
+def _places_of(obj: str, action: str) -> tuple[str, ...]:
+    """:func:`_places` by the frame's object and action, cached: every frame of the chain is
+    filed again on every edit, and most are unchanged."""
+    base = command_base(obj)
+    command = ((base,) if base else ()) + folders_of(obj)
+    if file_kind(obj):
         command += ("code",)  # "write `NOTES.md`" meets "never create Markdown files"
     if action in _OBJECTLESS:
-        return (frame.object, f"@{action}", *command)
-    return (frame.object, *command)
+        return (obj, f"@{action}", *command)
+    return (obj, *command)
 
 
 #: modality -> the modalities that may contradict it: a prohibition meets what asks for or
