@@ -95,7 +95,10 @@ _VERBS = (
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
     r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump|"
-    r"replace|favou?r|opt\s++for)\b"
+    r"replace|favou?r|opt\s++for|"
+    # "base your PRs on `develop`": the noun "base" is no verb
+    r"base(?=\s++(?:your\s++|all\s++|the\s++|every\s++|each\s++)?(?:prs?|pull\s++requests?|"
+    r"merge\s++requests?|branch(?:es)?|work|changes)\b))\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)
 # An imperative whose verb names the work, not the choice ("Log with winston", "Validate

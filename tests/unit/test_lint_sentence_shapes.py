@@ -460,3 +460,41 @@ def test_a_tool_doing_the_work_contradicts_another_tool_of_its_role() -> None:
         "- Prettier formats every TS/JS file (`pnpm format`).\n",
         "- Biome is the formatter and linter for this app.\n",
     ) == ["conflicting-instructions: 0"]
+
+
+# --- the PR base branch, and where another branch is merged ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The mobile team works on a release train: base your PRs on `develop`, which is merged "
+        "into `main` at each store release.",
+        "Target your PRs at `develop`, which is merged into `main` before a release.",
+        "Base all pull requests on develop.",
+    ],
+)
+def test_the_branch_prs_are_based_on_is_chosen_not_where_it_is_merged(text: str) -> None:
+    chosen = {pick for pick in picks(text) if pick[0] == "pr-base-branch"}
+    assert chosen == {("pr-base-branch", "develop", "prefer")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Release branches are merged back into `main` after the tag.",
+        "The base of the lamp is painted.",
+        "`develop`, which is merged into `main` weekly, holds the integration builds.",
+    ],
+)
+def test_where_another_branch_is_merged_chooses_no_base_branch(text: str) -> None:
+    assert ("pr-base-branch", "main", "prefer") not in picks(text)
+
+
+def test_a_release_train_base_branch_contradicts_the_root() -> None:
+    root = "# Repo\n\n- Open every PR against `main`.\n"
+    nested = (
+        "# Mobile\n\nWe ship on a store train: base your PRs on `develop`, which is merged into "
+        "`main` at each release.\n"
+    )
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
