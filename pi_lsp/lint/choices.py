@@ -123,7 +123,12 @@ HOW_TO_VERBS = (
     r"publish|package|provision|upgrade|update|invoke|call|type-?check|apply|sync|"
     r"create|initiali[sz]e|regenerate|verify|reproduce|work)\b"
 )
-_TOOL_DIRECTIVE = re.compile(_LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS})", re.IGNORECASE)
+#: a work verb that is the first word of a subject ("Log lines are plain text", "Build
+#: output is ignored"): a noun before its copula, no imperative
+_SUBJECT_AHEAD = r"(?!\s++[\w-]++\s++(?:is|are)\b)"
+_TOOL_DIRECTIVE = re.compile(
+    _LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS}){_SUBJECT_AHEAD}", re.IGNORECASE
+)
 #: what comes right before a value that a work verb chooses: "with", "via", "through",
 #: "using", "from", "in", "into" (an article, the owner of the value and a mark may stand
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
@@ -258,7 +263,7 @@ _STATEMENT = re.compile(
     r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
     r"follows?|go(?:es)?\s++(?:through|via)|comes?\s++(?:in\s++)?(?:from|through|via)|"
     r"targets?|requires?|needs?|"
-    r"(?:starts?|begins?|opens?)\s++with|"
+    r"(?:starts?|begins?|opens?)\s++with|(?:starts?|runs?)\s++at|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
     re.IGNORECASE,

@@ -464,10 +464,12 @@ _DASH_LABEL = re.compile(r"^\W*+[A-Za-z][\w./-]*+(?:\s[\w./-]++){0,3}$")
 _DASH_COMMAND = re.compile(r"^[^\w\x1a]*+\x1a++\s*+$")
 
 
-#: what joins two independent clauses: a semicolon, a spaced dash, and ", so" before an
-#: imperative that follows from what came before ("analysts read these in Looker, so write
-#: SQL keywords in uppercase here") or before a statement of its own
+#: what joins two independent clauses: ", which is why", a semicolon, a spaced dash, and
+#: ", so" before an imperative that follows from what came before ("analysts read these in
+#: Looker, so write SQL keywords in uppercase here") or before a statement of its own
 _CLAUSE_BREAK = re.compile(
+    # ", which is why we word …": what follows is the rule the reason before it explains
+    r",\s++(?:which|that)\s++is\s++why\s++|"
     r";\s+|\s[—–]\s|\s--\s|,\s++so\s++(?=(?:always\s++|never\s++|please\s++)?"
     r"(?:use|write|run|keep|put|add|set|prefer|avoid|do\s++not|don'?t|call|make|pin|name|"
     r"format|send|store|log|test|build|install|deploy)\b|"

@@ -498,3 +498,53 @@ def test_a_release_train_base_branch_contradicts_the_root() -> None:
         "`main` at each release.\n"
     )
     assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- the shape of log lines; a work verb that opens a subject --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Log lines are human-readable text: `%(asctime)s %(message)s`.", "plain-text logs"),
+        ("Logs are one JSON object per line.", "JSON logs"),
+        ("Our log format is logfmt.", "logfmt"),
+    ],
+)
+def test_the_shape_of_log_lines_is_chosen(text: str, expected: str) -> None:
+    assert picks(text) == {("log-format", expected, "prefer")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The export endpoint writes one JSON object per line.",  # no log: a file format
+        "Build output is ignored by git.",
+        "Test files are named after the module.",
+    ],
+)
+def test_a_subject_opened_by_a_work_verb_or_a_file_format_chooses_no_log_format(
+    text: str,
+) -> None:
+    assert not {pick for pick in picks(text) if pick[0] == "log-format"}
+
+
+def test_a_plain_text_log_contradicts_json_logs_under_a_logging_heading() -> None:
+    root = "# Repo\n\n## Logging\n\n- Output format: one JSON object per line, always.\n"
+    nested = "# Ingest\n\n## Logging\n\n- Log lines are human-readable text: `%(message)s`.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 4"]
+
+
+def test_the_level_a_logger_starts_at_is_its_default() -> None:
+    assert picks("The service's logger starts at `debug` level in every environment.") == {
+        ("default-log-level", "debug", "prefer")
+    }
+
+
+def test_the_rule_after_which_is_why_is_read_for_itself() -> None:
+    root = "# Repo\n\n- Write commit subjects in the imperative mood.\n"
+    nested = (
+        "# Docs\n\nRelease notes are cut from the log, which is why we word commit subjects "
+        "in the past tense.\n"
+    )
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
