@@ -112,7 +112,7 @@ _TOOL_VERBS = (
     r"serve|query|save|define|declare|model|hash|orchestrate|handle|implement|check|"
     r"bootstrap|scaffold|pull|version|release|ship|gate|put|hide|guard|index|subscribe|"
     r"consume|stream|upload|charge|bill|instrument|report|alert|notify|process|poll|ingest|"
-    r"export|transcode|archive|replicate|back\s++up)\b"
+    r"export|transcode|archive|replicate|back\s++up|sign)\b"
 )
 #: the verbs of a how-to step ("Bring the stack up with `docker compose up -d`", "Seed the
 #: database using `bin/rails db:seed`"): a work verb too, and the verbs of a fence's lead
@@ -134,7 +134,7 @@ _TOOL_DIRECTIVE = re.compile(
 #: between: "with the standard library's `log/slog`", "through Go's `net/http`")
 _WORK_PREPOSITIONS = r"(?:with|via|through|using|from|in|into|on|onto|by|behind)"
 _TOOL_PREPOSITION = re.compile(
-    rf"(?:\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++|its\s++|their\s++|our\s++)?|"
+    rf"(?:\b{_WORK_PREPOSITIONS}\s++(?:the\s++|an?\s++|its\s++|their\s++|our\s++|my\s++|your\s++)?|"
     r"(?<!such\s)\bas\s++an?\s++)"
     r"(?:(?:[\w.-]++\s++)?[\w.-]++['\u2019]s\s++)?[`*_\"'\x1a]{0,2}$",
     re.IGNORECASE,
@@ -400,7 +400,9 @@ _TAIL_SUBORDINATE = re.compile(
 
 
 #: what may stand between "is" / "are" and the value it names: blanks, marks, "the"
-_COPULA_FILL = re.compile(r"[\s`*_\"'\x1a]*+(?:the\s++)?[\s`*_\"'\x1a]*+", re.IGNORECASE)
+_COPULA_FILL = re.compile(
+    r"[\s`*_\"'\x1a]*+(?:(?:not|never)\s++)?(?:the\s++)?[\s`*_\"'\x1a]*+", re.IGNORECASE
+)
 
 
 #: an obligation whatever its verb ("the build has to pass", "a changelog entry is required")

@@ -548,3 +548,44 @@ def test_the_rule_after_which_is_why_is_read_for_itself() -> None:
         "in the past tense.\n"
     )
     assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+# --- signing commits; a negated copula -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Sign every commit with my GPG key (`git commit -S`).",
+            ("commit-signing", "GPG-signed commits", "prefer"),
+        ),
+        (
+            "Commits made by the coding agent are not GPG-signed: the bot has no key.",
+            ("commit-signing", "GPG-signed commits", "reject"),
+        ),
+        ("Our formatter is not Prettier.", ("formatter", "prettier", "reject")),
+    ],
+)
+def test_signing_with_a_key_and_a_negated_copula_are_read(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in picks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The signing key is not loaded in CI.",
+        "Sign in with your GitHub account.",
+        "The answer is not the formatter's business.",
+    ],
+)
+def test_a_negated_copula_or_sign_in_without_a_value_chooses_nothing(text: str) -> None:
+    assert picks(text) == set()
+
+
+def test_an_unsigned_bot_contradicts_a_global_signing_rule() -> None:
+    root = "# Me\n\n- Sign every commit with my GPG key (`git commit -S`).\n"
+    nested = "# Repo\n\nCommits made by the coding agent are not GPG-signed.\n"
+    assert conflicts(root, nested) == ["conflicting-instructions: 2"]
