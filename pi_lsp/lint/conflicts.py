@@ -373,12 +373,6 @@ def _compared_scope(instruction: Instruction, choice: Choice) -> Scope:
     return Scope(languages=languages, condition=condition, purpose=purpose)
 
 
-def _rejection_covers(rejecting: Scope, preferring: Scope) -> bool:
-    """Whether a rejection with no condition holds where a preference under a condition
-    would use the value: the same languages and purpose, only the condition apart."""
-    return not rejecting.condition and declined_reason(rejecting, preferring) == "conditional"
-
-
 class _ChoiceIndex:
     """The earliest instruction that made each choice, per scope, so a later choice finds the
     earliest instruction it contradicts *and overlaps in scope* by key instead of by comparing
@@ -392,22 +386,10 @@ class _ChoiceIndex:
         self._reject_value: dict[tuple[str, str], dict[Scope, int]] = {}
 
     @staticmethod
-    def _first(
-        by_scope: dict[Scope, int] | None, scope: Scope, rejected: bool = False
-    ) -> int | None:
-        """The first position filed under a scope that overlaps ``scope``. Where the filed
-        instructions reject the value a later one prefers (``rejected``), an unconditional
-        rejection covers a preference under a condition too ("do not add Retrofit" against
-        a later "for new endpoints, declare a Retrofit interface"); not the other way round:
-        a later file's ban holds in its own folder, which an earlier condition ("for the
-        docs site") may not be about."""
+    def _first(by_scope: dict[Scope, int] | None, scope: Scope) -> int | None:
         if not by_scope:
             return None
-        found = [
-            at
-            for known, at in by_scope.items()
-            if scopes_overlap(known, scope) or (rejected and _rejection_covers(known, scope))
-        ]
+        found = [at for known, at in by_scope.items() if scopes_overlap(known, scope)]
         return min(found) if found else None
 
     def earliest_contradicting(self, new: Choice, scope: Scope = EVERYWHERE) -> int | None:
@@ -417,7 +399,7 @@ class _ChoiceIndex:
         key = (new.dimension, new.value)
         if new.stance == "reject":
             return self._first(self._prefer_value.get(key), scope)
-        rejected = self._first(self._reject_value.get(key), scope, rejected=True)
+        rejected = self._first(self._reject_value.get(key), scope)
         if rejected is not None:
             # "do not use Tailwind" is the rule a later "use Tailwind" breaks, more plainly
             # than an earlier preference of another value
@@ -503,7 +485,6 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
                 carved_out(later, with_choices[at], new)
                 or excepted(with_choices[at].instruction, new)
                 or allowed(with_choices[at], new, scope.purpose)
-                or _exception_in_file(later, with_choices[at], new, scope)
                 or _other_credential(later.instruction, with_choices[at].instruction, new)
             ):
                 at = None
@@ -525,19 +506,6 @@ def _choice_conflicts(placed: list[_Placed], paired: set[tuple[int, int]]) -> li
         index.add(position, [(c, scope) for c, scope in filed if not c.weak])
         mentions.add(position, [(c, scope) for c, scope in filed if c.weak])
     return findings
-
-
-def _exception_in_file(later: _Placed, earlier: _Placed, new: Choice, scope: Scope) -> bool:
-    """Whether a conditional choice meets a rejection only as that rejection's exception in
-    the same file ("Never use npm. For the docs site, use npm."): across files an
-    unconditional rejection covers the condition too (:func:`_rejection_covers`), within one
-    file the narrower sentence carves out of the wider."""
-    if later.file_index != earlier.file_index:
-        return False
-    return not any(
-        contradicts(new, old) and scopes_overlap(_compared_scope(earlier.instruction, old), scope)
-        for old in earlier.instruction.choices
-    )
 
 
 def _other_credential(later: Instruction, earlier: Instruction, new: Choice) -> bool:

@@ -136,31 +136,6 @@ def test_a_conditional_rule_is_declined_and_offered_to_the_judge() -> None:
     assert (pair.dimension, pair.reason) == ("package-manager", "conditional")
 
 
-def test_an_earlier_ban_covers_a_later_conditional_use_of_the_value() -> None:
-    chain = [
-        (ROOT, "- All networking goes through the Ktor client; do not add Retrofit.\n"),
-        (PKG, "- For new backend endpoints, declare a Retrofit interface.\n"),
-    ]
-    assert _rules(chain) == [(CONFLICT, "warning")]
-
-
-@pytest.mark.parametrize(
-    "chain",
-    [
-        # a rule and its exception in one file
-        [(ROOT, "- Never use npm.\n- For the docs site, use npm.\n"), (PKG, "- Hello.\n")],
-        # a later file's ban holds in its folder, which the earlier condition may not be about
-        [(ROOT, "- For the docs site, use npm.\n"), (PKG, "- Never use npm.\n")],
-        # a conditional preference against another value stays a judge's question
-        [(ROOT, "- Use pnpm.\n"), (PKG, "- For the docs site, use npm.\n")],
-    ],
-)
-def test_a_ban_does_not_cover_its_exception_or_a_narrower_earlier_rule(
-    chain: list[tuple[str, str]],
-) -> None:
-    assert find_conflicts(chain) == []
-
-
 def test_two_rules_under_the_same_condition_conflict() -> None:
     chain = [
         (ROOT, "- For the docs site, use pnpm.\n"),
