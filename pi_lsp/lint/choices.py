@@ -124,8 +124,9 @@ HOW_TO_VERBS = (
     r"create|initiali[sz]e|regenerate|verify|reproduce|work)\b"
 )
 #: a work verb that is the first word of a subject ("Log lines are plain text", "Build
-#: output is ignored"): a noun before its copula, no imperative
-_SUBJECT_AHEAD = r"(?!\s++[\w-]++\s++(?:is|are)\b)"
+#: output is ignored"): a noun before its copula, no imperative; "Lint what is staged"
+#: is one
+_SUBJECT_AHEAD = r"(?!\s++(?!(?:what|whatever|which|who)\b)[\w-]++\s++(?:is|are)\b)"
 _TOOL_DIRECTIVE = re.compile(
     _LEAD + f"(?:{_TOOL_VERBS}|{HOW_TO_VERBS}){_SUBJECT_AHEAD}", re.IGNORECASE
 )
@@ -263,7 +264,7 @@ _STATEMENT = re.compile(
     r"lives?\s++(?:in|under|next to|beside|alongside|inside)|(?:starts?|begins?)\s++with|"
     r"follows?|go(?:es)?\s++(?:through|via)|comes?\s++(?:in\s++)?(?:from|through|via)|"
     r"targets?|requires?|needs?|"
-    r"(?:starts?|begins?|opens?)\s++with|(?:starts?|runs?)\s++at|"
+    r"(?:starts?|begins?|opens?)\s++with|"
     r"standardi[sz]es?\s++on|relies\s++on|rely\s++on|"
     r"(?:is|are)\s++on|(?P<copula>is|are))\b",
     re.IGNORECASE,

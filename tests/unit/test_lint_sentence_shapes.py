@@ -529,16 +529,27 @@ def test_a_subject_opened_by_a_work_verb_or_a_file_format_chooses_no_log_format(
     assert not {pick for pick in picks(text) if pick[0] == "log-format"}
 
 
+def test_a_work_verb_before_what_is_stays_an_imperative() -> None:
+    assert ("js-linter", "ESLint", "prefer") in picks("Lint what is staged with ESLint.")
+
+
 def test_a_plain_text_log_contradicts_json_logs_under_a_logging_heading() -> None:
     root = "# Repo\n\n## Logging\n\n- Output format: one JSON object per line, always.\n"
     nested = "# Ingest\n\n## Logging\n\n- Log lines are human-readable text: `%(message)s`.\n"
     assert conflicts(root, nested) == ["conflicting-instructions: 4"]
 
 
-def test_the_level_a_logger_starts_at_is_its_default() -> None:
-    assert picks("The service's logger starts at `debug` level in every environment.") == {
-        ("default-log-level", "debug", "prefer")
-    }
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        ("The app's logger starts at info level.", "The SDK's logger starts at warning level."),
+        ("Default log level is warn.", "The request logger middleware starts at info level."),
+    ],
+)
+def test_the_level_another_component_starts_at_is_no_default_of_the_project(
+    root: str, nested: str
+) -> None:
+    assert conflicts(f"# Repo\n\n- {root}\n", f"# Pkg\n\n- {nested}\n") == []
 
 
 def test_the_rule_after_which_is_why_is_read_for_itself() -> None:
@@ -589,3 +600,17 @@ def test_an_unsigned_bot_contradicts_a_global_signing_rule() -> None:
     root = "# Me\n\n- Sign every commit with my GPG key (`git commit -S`).\n"
     nested = "# Repo\n\nCommits made by the coding agent are not GPG-signed.\n"
     assert conflicts(root, nested) == ["conflicting-instructions: 2"]
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "Dependabot's PRs are merged into `develop` first and reach `main` with the next release.",
+        "Crowdin opens its own PRs against `main`; do not retarget them.",
+        "Design tokens come from the `acme/tokens` repo, whose PRs target `main`.",
+        "Docs live in the `acme/docs` repo; open your PRs there against `main`.",
+    ],
+)
+def test_prs_of_a_bot_or_another_repository_choose_no_base_branch(nested: str) -> None:
+    root = "# Repo\n\n- Target your PRs at `develop`.\n"
+    assert conflicts(root, f"# Pkg\n\n{nested}\n") == []
