@@ -184,6 +184,14 @@ _ENFORCED_BEFORE = re.compile(
     r"blocked|rejected|reported|asserted)\b(?:\s++by\s++[^\s;:,]++(?:\s++[^\s;:,]++)?)?\s*+$",
     re.IGNORECASE,
 )
+#: an exception word right before a trailing situation ("do not use npm, except for the docs
+#: site", "never use Docker other than in CI"): the rule holds everywhere but there, which is
+#: a condition of its own, never the situation itself
+_EXCEPTED_BEFORE = re.compile(
+    r"\b(?:except(?:\s++for)?|other\s++than|apart\s++from|but\s++not|outside(?:\s++of)?|"
+    r"save\s++for|excluding|besides)\s*+$",
+    re.IGNORECASE,
+)
 #: a use restricted to a purpose or a place ("use Enzyme only to read the old tests", "mocks
 #: only in unit tests", "Docker only for the integration suite"): the sentence holds there
 _ONLY_FOR = re.compile(
@@ -355,6 +363,8 @@ def scope_for(
             )
         ):
             condition = normalize_condition(trailing.group(1))
+            if _EXCEPTED_BEFORE.search(sentence, max(0, trailing.start() - 20), trailing.start()):
+                condition = f"except {condition}"
     if not condition:
         only = _ONLY_FOR.search(sentence)
         # in the sentence's first clause: "single quotes; template literals only when …"

@@ -136,6 +136,17 @@ def test_a_conditional_rule_is_declined_and_offered_to_the_judge() -> None:
     assert (pair.dimension, pair.reason) == ("package-manager", "conditional")
 
 
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        ("- Do not use npm, except for the docs site.\n", "- For the docs site, use npm.\n"),
+        ("- Never use Docker other than in CI.\n", "- In CI, use Docker.\n"),
+    ],
+)
+def test_a_ban_except_for_a_situation_meets_no_use_there(root: str, nested: str) -> None:
+    assert find_conflicts([(ROOT, root), (PKG, nested)]) == []
+
+
 def test_two_rules_under_the_same_condition_conflict() -> None:
     chain = [
         (ROOT, "- For the docs site, use pnpm.\n"),
