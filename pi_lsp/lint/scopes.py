@@ -138,6 +138,14 @@ _SUBJECT_LANGUAGE = re.compile(
     r"max\w*+|width|wrap\w*+|quotes?|tabs?|docstrings?|comments?)\b)",
     re.IGNORECASE,
 )
+#: a language as the object of a verb that works on source text: "Indent TypeScript with 2
+#: spaces", "Format Markdown with Prettier", "Lint Python with Ruff"
+_OBJECT_LANGUAGE = re.compile(
+    r"^[^\w#]*+(?:(?:always|please|also)\s++)?(?:indent|format|lint|type-?check|style)\s++"
+    r"(?:all\s++|the\s++|your\s++|our\s++)?(" + _LANGUAGE_WORD + r")(?![\w#+.-])"
+    r"(?=\s++(?:with|using|via|by|at|to)\b)",
+    re.IGNORECASE,
+)
 _HEADING_WORD = re.compile(r"(?<![\w#+.-])(" + _LANGUAGE_WORD + r")(?![\w#+-])", re.IGNORECASE)
 
 
@@ -248,9 +256,9 @@ def languages_of(text: str) -> frozenset[str]:
         if _names_language(m.group(1))
     }
     found.update(_EXTENSIONS[m.group(1).lower()] for m in _GLOB.finditer(text))
-    subject = _SUBJECT_LANGUAGE.match(text)
-    if subject is not None and _names_language(subject.group(1)):
-        found.add(_BY_WORD[subject.group(1).lower()])
+    for opening in (_SUBJECT_LANGUAGE.match(text), _OBJECT_LANGUAGE.match(text)):
+        if opening is not None and _names_language(opening.group(1)):
+            found.add(_BY_WORD[opening.group(1).lower()])
     return frozenset(found)
 
 

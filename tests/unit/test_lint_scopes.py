@@ -147,6 +147,22 @@ def test_a_ban_except_for_a_situation_meets_no_use_there(root: str, nested: str)
     assert find_conflicts([(ROOT, root), (PKG, nested)]) == []
 
 
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        ("- Indent TypeScript with 2 spaces.\n", "- Indent Python with 4 spaces.\n"),
+        ("- Format TypeScript with Biome.\n", "- Format Markdown with Prettier.\n"),
+    ],
+)
+def test_a_language_worked_on_by_the_verb_is_the_rules_scope(root: str, nested: str) -> None:
+    assert find_conflicts([(ROOT, root), (PKG, nested)]) == []
+
+
+def test_a_language_worked_on_meets_a_rule_for_every_language() -> None:
+    chain = [(ROOT, "- Indent with 2 spaces.\n"), (PKG, "- Indent Python with 4 spaces.\n")]
+    assert _rules(chain) == [(CONFLICT, "warning")]
+
+
 def test_two_rules_under_the_same_condition_conflict() -> None:
     chain = [
         (ROOT, "- For the docs site, use pnpm.\n"),
