@@ -2488,7 +2488,7 @@ _FILE_KINDS = {
 _MAKING = frozenset({"create", "add"})
 
 
-def file_kind(code: str) -> str:
+def _named_file_kind(code: str) -> str:
     """The kind of file an inline-code file name is by its extension ("`docs/NOTES.md`":
     "markdown"), or ""."""
     if len(code) < 3 or not (code.startswith("`") and code.endswith("`")) or " " in code:
@@ -2504,7 +2504,7 @@ def _of_kind(negative: Frame, positive: Frame) -> bool:
     """Whether a prohibition on a kind of files ("don't create new Markdown files") forbids
     what ``positive`` does to one file of that kind ("write a `NOTES.md`"): the same verb, or
     both make a file; "new" says no more than making does."""
-    kind = file_kind(positive.object)
+    kind = _named_file_kind(positive.object)
     if not kind or negative.object != "code" or lemma(kind) not in negative.modifiers:
         return False
     making = negative.verb in _MAKING and positive.verb in _MAKING
@@ -2578,7 +2578,7 @@ def _places_of(obj: str, action: str) -> tuple[str, ...]:
     filed again on every edit, and most are unchanged."""
     base = command_base(obj)
     command = ((base,) if base else ()) + folders_of(obj)
-    if file_kind(obj):
+    if _named_file_kind(obj):
         command += ("code",)  # "write `NOTES.md`" meets "never create Markdown files"
     if action in _OBJECTLESS:
         return (obj, f"@{action}", *command)
