@@ -278,7 +278,8 @@ _FACT_OBJECT = (
     r"[A-Za-z][\w&'\u2019-]*+\s++){1,3}?"
 )
 _FACT = re.compile(
-    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
+    # inline code in the subject ("type checking in `workers/`") is read by _statement
+    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\x1a++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
     # a participle with its reverse in brackets: "(de)serialized", "(un)marshalled"
     r"(?:\((?:de|un|re|dis)\))?+(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
@@ -288,7 +289,7 @@ _FACT = re.compile(
     r"tracks?|reports?|serves?|renders?|routes?|syncs?|depends?|persists?|queues?|pulls?|"
     r"pushes?|push|streams?|emits?|authenticates?|deploy|ship|host|run|talk|connect|sync|"
     r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve)"
-    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at|"
+    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at|under|"
     r"(?=next\s++to\b|beside\b))"
     # a verb with its object before the tool ("billing enqueues its jobs with Exq", "runs log
     # metrics and artifacts to W&B"): one to three plain words, no negation
@@ -334,6 +335,9 @@ _SCOPED_SUBJECT = re.compile(
     r"that|which|who|whose)\b",
     re.IGNORECASE,
 )
+#: a place phrase ending a subject ("type checking in `workers/`"), that may name the file's
+#: own folder
+_OWN_PLACE_END = re.compile(r"\b(?:in|under|inside|for)\s++[^\s]++\s*+$", re.IGNORECASE)
 #: a subject that is a spec, a standard or a third party, not the project ("the Fetch spec
 #: requires …", "browsers send …", "upstream uses …"): what it does is no project rule
 _EXTERNAL_SUBJECT = re.compile(
@@ -414,6 +418,7 @@ def _statement(
     folder: str = "",
     general: bool = False,
     role_named: Callable[[str], bool] | None = None,
+    plain: str = "",
 ) -> re.Match[str] | None:
     """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
     not one: a partial subject ("some packages"), a subject that names a part of the project
@@ -421,7 +426,10 @@ def _statement(
     names ``folder``, the folder of the file ("The docs site uses npm" in ``docs/``), is the
     file's own scope: the statement stands. With ``general``, any verb of how the project
     works introduces the values after it (:data:`_FACT`). A subject that ``role_named``
-    says names the role of a value ("our CI runs on Buildkite") is no scope."""
+    says names the role of a value ("our CI runs on Buildkite") is no scope. ``plain`` is
+    ``clause`` with its inline code as text: a subject that ends on a place in code naming
+    ``folder`` ("Type checking in `workers/`" in ``workers/``) speaks of the file's own
+    folder, not of a part of it."""
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
     match = (_FACT.match(clause) if general else None) or _STATEMENT.match(clause)
@@ -442,7 +450,17 @@ def _statement(
     if match.re is _FACT and _SCOPED_SUBJECT.search(match.group(0), match.end("subject")):
         return None  # "we deploy the docs to Netlify": the object names a part of the project
     if CODE_MASK in subject or "/" in subject:
-        return None
+        place = _OWN_PLACE_END.search(subject)
+        if not (
+            folder
+            and len(plain) == len(clause)
+            and place is not None
+            and CODE_MASK not in subject[: place.start()]
+            and "/" not in subject[: place.start()]
+            and names_own_folder(plain[place.start() : match.end("subject")], folder)
+        ):
+            return None
+        subject = subject[: place.start()]
     if "(" in subject and _QUALIFYING_ASIDE.search(subject):
         return None  # "Tests (except the e2e suite) use Jest": the aside narrows the subject
     if (
@@ -980,7 +998,11 @@ def _catalogue_choices(
             ]
     if not directive:
         statement = _statement(
-            masked[body_start:], folder, True, lambda subject: _names_a_role(subject, hits)
+            masked[body_start:],
+            folder,
+            True,
+            lambda subject: _names_a_role(subject, hits),
+            clause[body_start:],
         )
         if statement is not None:
             directive = True

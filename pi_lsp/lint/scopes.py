@@ -184,6 +184,21 @@ _ENFORCED_BEFORE = re.compile(
     r"blocked|rejected|reported|asserted)\b(?:\s++by\s++[^\s;:,]++(?:\s++[^\s;:,]++)?)?\s*+$",
     re.IGNORECASE,
 )
+#: what may stand in brackets before a trailing condition that still limits the sentence:
+#: "(in CI)", "(only in CI)", "(and in CI)"
+_BARE_ASIDE = re.compile(r"[\s\x1a`*_]*+(?:(?:only|also|and|even|just|but|not|except)\b)?\s*+")
+
+
+def _in_own_aside(sentence: str, start: int) -> bool:
+    """Whether the trailing condition at ``start`` ends a bracketed aside with a statement of
+    its own ("Jest is our test runner (`npm test` runs `jest` in CI)"): the condition is the
+    aside's, not the sentence's."""
+    opened = sentence.rfind("(", 0, start)
+    if opened < 0 or sentence.rfind(")", 0, start) > opened:
+        return False
+    return _BARE_ASIDE.fullmatch(sentence, opened + 1, start) is None
+
+
 #: a use restricted to a purpose or a place ("use Enzyme only to read the old tests", "mocks
 #: only in unit tests", "Docker only for the integration suite"): the sentence holds there
 _ONLY_FOR = re.compile(
@@ -349,6 +364,7 @@ def scope_for(
         trailing = _TRAILING_CONDITION.search(sentence)
         if (
             trailing is not None
+            and not _in_own_aside(sentence, trailing.start())
             and not names_own_folder(trailing.group(1), os.path.dirname(path))
             and not _ENFORCED_BEFORE.search(
                 sentence, max(0, trailing.start() - 60), trailing.start()

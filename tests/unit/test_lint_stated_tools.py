@@ -1,0 +1,118 @@
+"""Tools stated as facts about the project: "type checking in `workers/` is done by pyright"
+in ``workers/``, "tests run under Vitest", a quality-gate table ("| Check | Tool |"), a
+``Python env: uv`` row; and a condition that ends a bracketed aside of its own, which limits
+the aside, not the sentence."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pi_lsp.lint.choices import read_choices
+from pi_lsp.lint.conflicts import find_conflicts
+from pi_lsp.lint.scopes import scope_for
+from pi_lsp.lint.vocabulary import CODE_MASK
+
+
+def picks(clause: str, folder: str = "") -> set[tuple[str, str]]:
+    masked = re.sub(r"`[^`]*`", lambda m: CODE_MASK * len(m.group(0)), clause)
+    return {
+        (c.dimension, c.value)
+        for c in read_choices(clause.replace("`", " "), masked, folder)
+        if c.stance == "prefer"
+    }
+
+
+def conflict_dimensions(root: str, child: str, child_path: str = "svc/AGENTS.md") -> list[str]:
+    findings = find_conflicts([("AGENTS.md", root + "\n"), (child_path, child + "\n")])
+    return [str(f.data.get("dimension")) for f in findings if "conflicting" in f.rule]
+
+
+def test_a_subject_naming_the_files_own_folder_in_code_states_the_tool() -> None:
+    clause = "Type checking in `workers/` is done by pyright in strict mode."
+    assert ("python-type-checker", "pyright") in picks(clause, "workers")
+    assert ("python-type-checker", "pyright") in picks(
+        "Type checking for `workers` is done by pyright.", "workers"
+    )
+
+
+@pytest.mark.parametrize(
+    ("clause", "folder"),
+    [
+        # another folder, or a part of the file's own folder: a scope, not the file's rule
+        ("Type checking in `billing/` is done by pyright.", "workers"),
+        ("Type checking in `workers/jobs` is done by pyright.", "workers"),
+        ("Type checking in `workers/` is done by pyright.", ""),
+        # code that is not a place
+        ("Checking `config.py` is done by pyright.", "workers"),
+    ],
+)
+def test_a_subject_naming_another_place_in_code_states_no_tool(clause: str, folder: str) -> None:
+    assert ("python-type-checker", "pyright") not in picks(clause, folder)
+
+
+def test_tests_that_run_under_a_runner_state_it() -> None:
+    assert picks("Tests run under Vitest.") == {("test-runner", "vitest")}
+    assert ("test-runner", "vitest") in picks(
+        "This module's tests run under Vitest (`npx vitest run src/push`)."
+    )
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "The tests run under `src/`.",
+        "Tests here used to run under Jest.",
+        "Tests may run under Vitest if you like.",
+    ],
+)
+def test_run_under_in_narrative_a_hedge_or_a_place_states_no_runner(clause: str) -> None:
+    assert ("test-runner", "vitest") not in picks(clause)
+    assert ("test-runner", "jest") not in picks(clause)
+
+
+def test_labels_name_the_python_environment_and_the_type_checker() -> None:
+    assert picks("Python env: uv") == {("python-env-tool", "uv")}
+    assert picks("Types: mypy (strict)") == {("python-type-checker", "mypy")}
+    assert picks("Use this plain venv + pip setup.") == {("python-env-tool", "pip + venv")}
+    # a label that names the role, without a value of it, chooses nothing
+    assert picks("Types: strict") == set()
+    assert picks("Python env: see the Makefile") == set()
+
+
+def test_a_quality_gate_table_names_the_tool_of_each_check() -> None:
+    root = "| Check | Tool | Command |\n|---|---|---|\n| Types | mypy (strict) | `make types` |"
+    child = "- Type checking in `workers/` is done by pyright (`pyright workers/`)."
+    assert conflict_dimensions(root, child, "workers/AGENTS.md") == ["python-type-checker"]
+    # pyright in another folder than the file's is that folder's, not the file's
+    assert conflict_dimensions(root, child, "billing/AGENTS.md") == []
+
+
+def test_a_plain_venv_setup_meets_the_root_environment_row() -> None:
+    root = "| Area | Choice |\n|---|---|\n| Python env | uv |"
+    child = "Use this plain venv + pip setup; uv's resolver picks a broken wheel here."
+    assert conflict_dimensions(root, child) == ["python-env-tool"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "condition"),
+    [
+        # the aside has its own statement: its "in CI" is where that statement holds
+        ("Jest is our test runner (`npm test` runs `jest --runInBand` in CI).", ""),
+        ("Use Jest (we run it in CI).", ""),
+        # a condition of the sentence, bare or in a bare aside
+        ("Run the e2e suite in CI.", "in ci"),
+        ("Run the e2e suite (only in CI).", "in ci"),
+    ],
+)
+def test_a_condition_ending_an_aside_of_its_own_does_not_limit_the_sentence(
+    sentence: str, condition: str
+) -> None:
+    assert scope_for("AGENTS.md", (), sentence, None).condition == condition
+
+
+def test_a_runner_stated_in_a_module_meets_the_root_runner_with_an_aside() -> None:
+    root = "- Jest is our test runner (`npm test` runs `jest --runInBand` in CI)."
+    child = "- This module's tests run under Vitest (`npx vitest run src/push`)."
+    assert conflict_dimensions(root, child, "src/push/AGENTS.md") == ["test-runner"]
