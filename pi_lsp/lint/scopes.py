@@ -220,6 +220,9 @@ class Scope:
     #: what a choice is for, as :func:`pi_lsp.lint.purposes.purpose_key` compares it: set
     #: only on the scope a choice is compared in (see :mod:`pi_lsp.lint.conflicts`)
     purpose: str = ""
+    #: the languages are only those of the ecosystems of the tools the sentence names
+    #: ("Metrics go to Datadog through `statsd`"), not stated by its words or its heading
+    languages_from_tools: bool = False
 
     @property
     def conditional(self) -> bool:
@@ -233,7 +236,7 @@ class Scope:
             return self
         languages = languages_of(text) or heading_languages(text)
         if languages:
-            return replace(self, languages=languages)
+            return replace(self, languages=languages, languages_from_tools=False)
         return replace(self, condition=normalize_condition(text))
 
 
@@ -388,11 +391,15 @@ def scope_for(
             languages = heading_languages(title)
             if languages:
                 break
+    from_tools = False
     if not languages:
         languages = frozenset(
             language for group in groups for language in _GROUP_LANGUAGES.get(group, ())
         )
-    return Scope(os.path.dirname(path), languages, condition, heading)
+        from_tools = bool(languages)
+    return Scope(
+        os.path.dirname(path), languages, condition, heading, languages_from_tools=from_tools
+    )
 
 
 #: the ecosystem group of a catalogue value -> the languages a tool of that group works on

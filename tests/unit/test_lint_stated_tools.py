@@ -116,3 +116,34 @@ def test_a_runner_stated_in_a_module_meets_the_root_runner_with_an_aside() -> No
     root = "- Jest is our test runner (`npm test` runs `jest --runInBand` in CI)."
     child = "- This module's tests run under Vitest (`npx vitest run src/push`)."
     assert conflict_dimensions(root, child, "src/push/AGENTS.md") == ["test-runner"]
+
+
+def test_the_languages_of_named_tools_do_not_limit_a_choice_for_any_language() -> None:
+    # a metrics backend and a migration tool hold in every language of the project: the
+    # ecosystem of the client or the command named beside them is no scope of the choice
+    root = "- Metrics go to Datadog through the DogStatsD agent (`statsd.internal:8125`)."
+    child = "- Expose metrics in Prometheus format (Micrometer `PrometheusMeterRegistry`)."
+    assert conflict_dimensions(root, child, "services/payments/AGENTS.md") == ["observability"]
+    root = "- Schema changes go through Alembic: `uv run alembic revision -m x`."
+    child = "- Write each migration as a plain SQL file, applied by `dbmate up`."
+    assert conflict_dimensions(root, child, "billing/AGENTS.md") == ["migration-tool"]
+    assert scope_for("AGENTS.md", (), "Use Black.", None, ["python"]).languages_from_tools
+    assert not scope_for("AGENTS.md", ("Python",), "Use Black.", None).languages_from_tools
+
+
+@pytest.mark.parametrize(
+    ("root", "child"),
+    [
+        # languages stated by the headings or the words stay a scope
+        (
+            "## Python services\n\n- Metrics go to Datadog.",
+            "## Java services\n\n- Expose metrics in Prometheus format.",
+        ),
+        (
+            "- Python code: schema changes go through Alembic.",
+            "- Ruby code: migrations are written with ActiveRecord.",
+        ),
+    ],
+)
+def test_languages_stated_in_words_still_keep_choices_apart(root: str, child: str) -> None:
+    assert conflict_dimensions(root, child, "billing/AGENTS.md") == []
