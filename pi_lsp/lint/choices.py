@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Literal
 
 from pi_lsp.lint import conventions, cues, numbers, versions, vocabulary
@@ -1477,12 +1478,18 @@ def _cut(neutral: str, hits: list[_Hit], negated: bool) -> int:
 
 
 def _drop_ambiguous(choices: list[Choice]) -> list[Choice]:
-    """Remove preferences for two values of one dimension (alternatives, scoped pairs)."""
+    """Remove preferences for two values of one dimension (alternatives, scoped pairs),
+    unless the values are used together ("Spotless + ktfmt", "Meson and Ninja")."""
     preferred: dict[str, set[str]] = {}
     for choice in choices:
         if choice.stance == "prefer":
             preferred.setdefault(choice.dimension, set()).add(choice.value)
-    ambiguous = {d for d, values in preferred.items() if len(values) > 1}
+    ambiguous = {
+        d
+        for d, values in preferred.items()
+        if len(values) > 1
+        and not all(values_compose(d, a, b) for a, b in combinations(sorted(values), 2))
+    }
     return [c for c in choices if not (c.stance == "prefer" and c.dimension in ambiguous)]
 
 

@@ -147,3 +147,22 @@ def test_the_languages_of_named_tools_do_not_limit_a_choice_for_any_language() -
 )
 def test_languages_stated_in_words_still_keep_choices_apart(root: str, child: str) -> None:
     assert conflict_dimensions(root, child, "billing/AGENTS.md") == []
+
+
+def test_values_used_together_are_both_chosen() -> None:
+    clause = "Formatting in this module is done with Spotless + ktfmt (`./gradlew spotlessApply`)."
+    assert {("formatter", "spotless"), ("formatter", "ktfmt")} <= picks(clause)
+    root = "- Format Kotlin with ktlint (`./gradlew ktlintFormat`); CI runs `ktlintCheck`."
+    assert conflict_dimensions(root, "- " + clause, "android/AGENTS.md") == ["formatter"]
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "Format with Prettier or Biome.",
+        "Format Kotlin with ktfmt or ktlint.",
+        "Format with Black or Ruff.",
+    ],
+)
+def test_alternatives_that_are_not_used_together_choose_nothing(clause: str) -> None:
+    assert not {v for d, v in picks(clause) if d == "formatter"}
