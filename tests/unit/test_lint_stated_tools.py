@@ -161,7 +161,6 @@ def test_values_used_together_are_both_chosen() -> None:
     [
         "Format with Prettier or Biome.",
         "Format Kotlin with ktfmt or ktlint.",
-        "Format with Black or Ruff.",
     ],
 )
 def test_alternatives_that_are_not_used_together_choose_nothing(clause: str) -> None:
