@@ -630,6 +630,37 @@ _WORK_AFTER_VALUE = re.compile(
 )
 
 
+#: the version right after a tool's name: "CMake 3.28+", "Gradle 8.7", "pnpm 9"
+_VERSION_AFTER_VALUE = re.compile(r"[ \t]*+v?\d++(?:\.\d++)*+\+?(?![\w.])")
+
+
+def _versioned_value_opens(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The tool that opens a line without a verb with its version ("CMake 3.28+ with the
+    Ninja generator: `cmake --preset release`"): the line states the tool the project uses.
+    The rest may add details and values used with it, but no clause of its own, negation,
+    narrative, or another value of its role it is not used with."""
+    first = next((h for h in hits if h.start >= start), None)
+    if first is None or first.command or first.numeric or first.claim:
+        return []
+    if re.match(r"[\W_]*+$", masked[start : first.start]) is None:
+        return []
+    version = _VERSION_AFTER_VALUE.match(masked, first.end)
+    if version is None:
+        return []
+    tail = masked[version.end() :]
+    if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
+        return []
+    if any(
+        h.dimension is first.dimension
+        and h.start >= first.end
+        and h.value != first.value
+        and not first.dimension.composes(first.value, h.value)
+        for h in hits
+    ):
+        return []
+    return [first]
+
+
 def _value_does_work(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
     """The value that opens a clause as the subject of the work its role does ("Prettier
     formats every TS/JS file", "Turborepo runs the builds"): a choice of it, stated as a fact.
@@ -990,6 +1021,10 @@ def _catalogue_choices(
         working = _value_does_work(masked, body_start, hits)
         if working:
             directive, hits = True, working
+    if not directive:
+        versioned = _versioned_value_opens(masked, body_start, hits)
+        if versioned:
+            directive, hits = True, versioned
     if not directive:
         disused = _disused(masked, body_start, hits)
         if disused:

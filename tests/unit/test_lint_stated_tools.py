@@ -165,3 +165,28 @@ def test_values_used_together_are_both_chosen() -> None:
 )
 def test_alternatives_that_are_not_used_together_choose_nothing(clause: str) -> None:
     assert not {v for d, v in picks(clause) if d == "formatter"}
+
+
+def test_a_line_opened_by_a_tool_and_its_version_states_the_tool() -> None:
+    line = "CMake 3.28+ with the Ninja generator: `cmake --preset release`."
+    assert ("build-system", "CMake") in picks(line)
+    assert picks("pnpm 9") == {("package-manager", "pnpm")}
+    root = "- dspcore is built with Bazel (`bazel build //libs/dspcore/...`)."
+    assert "build-system" in conflict_dimensions(root, "- " + line, "libs/dspcore/AGENTS.md")
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "Postgres 16 in production, SQLite in tests.",
+        "Jest 29 was dropped last year.",
+        "Jest 29 is no longer used.",
+        "Maven 3.9 if you must.",
+        "Gradle 8.7 or Maven 3.9.",
+        "Vite 5 for the docs and webpack 5 for the app.",
+    ],
+)
+def test_a_versioned_tool_beside_another_a_clause_or_narrative_states_no_tool(
+    clause: str,
+) -> None:
+    assert picks(clause) == set()
