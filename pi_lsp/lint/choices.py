@@ -648,6 +648,8 @@ def _versioned_value_opens(masked: str, start: int, hits: list[_Hit]) -> list[_H
     if version is None:
         return []
     tail = masked[version.end() :]
+    if not version.group(0).endswith("+") and CODE_MASK not in tail:
+        return []  # "- Vitest 1.6" alone may be a changelog's item: a floor or a command says more
     if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
         return []
     if any(

@@ -117,13 +117,15 @@ def constraint_patterns(
             rf"\bmin(?:imum)?\s++(?:(?:supported|deployment|required|os)\s++)?"
             rf"(?:target|version|requirement)\s*+:?\s*+{_MARKS}{name}\s*+{_MARKS}{ver}",
         ),
-        # a version line without a verb: "Scala 2.13 across all modules", "Unity 2022.3 LTS",
-        # "Python 3.12." – the clause names the one version and nothing else
+        # a version line without a verb that says it holds for all the code ("Scala 2.13
+        # across all modules", "Node 20 everywhere") or names a long-term release ("Unity
+        # 2022.3 LTS"); a bare "- Python 3.12" may be one item of a list or a changelog
         (
             "pin",
-            rf"^[^\w\x1a]*+{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}(?:\s++lts\b)?{_MARKS}"
-            rf"(?=\s*+(?:[;\u2014]|\.?\s*+$|(?:across|for)\s++(?:all|every)\b|"
-            rf"(?:everywhere|throughout)\b(?!\s++(?:except|but|apart|save)\b)))",
+            rf"^[^\w\x1a]*+{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}"
+            rf"(?:\s++lts\b{_MARKS}(?=\s*+(?:[;.\u2014]|$))|"
+            rf"(?:\s++lts\b{_MARKS})?(?=\s++(?:(?:across|for)\s++(?:all|every)\b|"
+            rf"(?:everywhere|throughout)\b(?!\s++(?:except|but|apart|save)\b))))",
         ),
         # Terraform 1.5.7 exactly, Python 3.12 only
         (

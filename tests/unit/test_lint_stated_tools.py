@@ -170,7 +170,7 @@ def test_alternatives_that_are_not_used_together_choose_nothing(clause: str) -> 
 def test_a_line_opened_by_a_tool_and_its_version_states_the_tool() -> None:
     line = "CMake 3.28+ with the Ninja generator: `cmake --preset release`."
     assert ("build-system", "CMake") in picks(line)
-    assert picks("pnpm 9") == {("package-manager", "pnpm")}
+    assert picks("pnpm 9+ with the workspace protocol.") == {("package-manager", "pnpm")}
     root = "- dspcore is built with Bazel (`bazel build //libs/dspcore/...`)."
     assert "build-system" in conflict_dimensions(root, "- " + line, "libs/dspcore/AGENTS.md")
 
@@ -184,6 +184,9 @@ def test_a_line_opened_by_a_tool_and_its_version_states_the_tool() -> None:
         "Maven 3.9 if you must.",
         "Gradle 8.7 or Maven 3.9.",
         "Vite 5 for the docs and webpack 5 for the app.",
+        # a bare tool and version may be an item of a changelog
+        "pnpm 9",
+        "Vitest 1.6 with browser mode.",
     ],
 )
 def test_a_versioned_tool_beside_another_a_clause_or_narrative_states_no_tool(

@@ -352,6 +352,9 @@ def test_a_version_stated_as_a_fact_about_the_code_is_read(clause: str, value: s
         "Python 3.12: dropped support for 3.8.",
         "Python 3.12 for the scripts.",
         "Node 20 everywhere except the docs.",
+        # a bare version line may be one item of a list of versions or of a changelog
+        "Python 3.12.",
+        "- Python 3.12",
         # a library's version, not the language's
         "Spark 3.5 is the baseline for the jobs.",
     ],
@@ -379,3 +382,9 @@ def test_versions_stated_as_facts_meet_the_other_files_constraint() -> None:
     # two versions of two different runtimes never meet, nor a version in a code block
     assert conflict_dimensions("- Java 21 is the baseline.", "- Kotlin 2.0 is the target.") == []
     assert conflict_dimensions("- Scala 2.13 across all modules.", "```\nscala 3.4\n```") == []
+
+
+def test_versions_listed_in_a_changelog_or_a_support_list_are_no_pins() -> None:
+    root = "- Python 3.12 or newer."
+    assert conflict_dimensions(root, "## Changelog\n\n- Python 3.9.\n- Python 3.10.") == []
+    assert conflict_dimensions(root, "## Supported versions\n\n- Python 3.12\n- Python 3.13") == []
