@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Literal
 
 from pi_lsp.lint import conventions, cues, numbers, versions, vocabulary
@@ -287,7 +288,8 @@ _FACT_OBJECT = (
     r"[A-Za-z][\w&'\u2019-]*+\s++){1,3}?"
 )
 _FACT = re.compile(
-    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\([^()\n]{1,60}+\))\s++){1,6}?)"
+    # inline code in the subject ("type checking in `workers/`") is read by _statement
+    r"^\W*+(?P<subject>(?:(?:[\w`'\u2019@./*+-]++|\x1a++|\([^()\n]{1,60}+\))\s++){1,6}?)"
     r"(?:(?:(?:is|are|gets?)\s++(?:(?:all|always|only|automatically|currently)\s++)?"
     # a participle with its reverse in brackets: "(de)serialized", "(un)marshalled"
     r"(?:\((?:de|un|re|dis)\))?+(?:[a-z]++(?<=ed)|sent|built|run|kept|written|done|made|held|shown|driven|thrown|"
@@ -297,7 +299,7 @@ _FACT = re.compile(
     r"tracks?|reports?|serves?|renders?|routes?|syncs?|depends?|persists?|queues?|pulls?|"
     r"pushes?|push|streams?|emits?|authenticates?|deploy|ship|host|run|talk|connect|sync|"
     r"store|send|publish|report|log|track|stream|emit|pull|persist|queue|cache|serve)"
-    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at|"
+    r"\s++(?:by|with|via|through|on|onto|in|into|to|using|from|against|behind|at|under|"
     r"(?=next\s++to\b|beside\b))"
     # a verb with its object before the tool ("billing enqueues its jobs with Exq", "runs log
     # metrics and artifacts to W&B"): one to three plain words, no negation
@@ -343,6 +345,9 @@ _SCOPED_SUBJECT = re.compile(
     r"that|which|who|whose)\b",
     re.IGNORECASE,
 )
+#: a place phrase ending a subject ("type checking in `workers/`"), that may name the file's
+#: own folder
+_OWN_PLACE_END = re.compile(r"\b(?:in|under|inside|for)\s++[^\s]++\s*+$", re.IGNORECASE)
 #: a subject that is a spec, a standard or a third party, not the project ("the Fetch spec
 #: requires …", "browsers send …", "upstream uses …"): what it does is no project rule
 _EXTERNAL_SUBJECT = re.compile(
@@ -425,6 +430,7 @@ def _statement(
     folder: str = "",
     general: bool = False,
     role_named: Callable[[str], bool] | None = None,
+    plain: str = "",
 ) -> re.Match[str] | None:
     """The subject and verb of a convention stated as a fact, or ``None`` when ``clause`` is
     not one: a partial subject ("some packages"), a subject that names a part of the project
@@ -432,7 +438,10 @@ def _statement(
     names ``folder``, the folder of the file ("The docs site uses npm" in ``docs/``), is the
     file's own scope: the statement stands. With ``general``, any verb of how the project
     works introduces the values after it (:data:`_FACT`). A subject that ``role_named``
-    says names the role of a value ("our CI runs on Buildkite") is no scope."""
+    says names the role of a value ("our CI runs on Buildkite") is no scope. ``plain`` is
+    ``clause`` with its inline code as text: a subject that ends on a place in code naming
+    ``folder`` ("Type checking in `workers/`" in ``workers/``) speaks of the file's own
+    folder, not of a part of it."""
     if clause.rstrip().endswith("?") or _PARTIAL_SUBJECT.match(clause):
         return None
     match = (_FACT.match(clause) if general else None) or _STATEMENT.match(clause)
@@ -453,7 +462,17 @@ def _statement(
     if match.re is _FACT and _SCOPED_SUBJECT.search(match.group(0), match.end("subject")):
         return None  # "we deploy the docs to Netlify": the object names a part of the project
     if CODE_MASK in subject or "/" in subject:
-        return None
+        place = _OWN_PLACE_END.search(subject)
+        if not (
+            folder
+            and len(plain) == len(clause)
+            and place is not None
+            and CODE_MASK not in subject[: place.start()]
+            and "/" not in subject[: place.start()]
+            and names_own_folder(plain[place.start() : match.end("subject")], folder)
+        ):
+            return None
+        subject = subject[: place.start()]
     if "(" in subject and _QUALIFYING_ASIDE.search(subject):
         return None  # "Tests (except the e2e suite) use Jest": the aside narrows the subject
     if (
@@ -620,6 +639,39 @@ _WORK_AFTER_VALUE = re.compile(
     r"(?!\s++(?:are|were|is|was|have|has|take|took|fail|failed|must|should|can|will|need)\b)",
     re.IGNORECASE,
 )
+
+
+#: the version right after a tool's name: "CMake 3.28+", "Gradle 8.7", "pnpm 9"
+_VERSION_AFTER_VALUE = re.compile(r"[ \t]*+v?\d++(?:\.\d++)*+\+?(?![\w.])")
+
+
+def _versioned_value_opens(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
+    """The tool that opens a line without a verb with its version ("CMake 3.28+ with the
+    Ninja generator: `cmake --preset release`"): the line states the tool the project uses.
+    The rest may add details and values used with it, but no clause of its own, negation,
+    narrative, or another value of its role it is not used with."""
+    first = next((h for h in hits if h.start >= start), None)
+    if first is None or first.command or first.numeric or first.claim:
+        return []
+    if re.match(r"[\W_]*+$", masked[start : first.start]) is None:
+        return []
+    version = _VERSION_AFTER_VALUE.match(masked, first.end)
+    if version is None:
+        return []
+    tail = masked[version.end() :]
+    if not version.group(0).endswith("+") and CODE_MASK not in tail:
+        return []  # "- Vitest 1.6" alone may be a changelog's item: a floor or a command says more
+    if _TAIL_VERB.search(tail) or cues.NEGATION.search(tail) or _NARRATIVE.search(tail):
+        return []
+    if any(
+        h.dimension is first.dimension
+        and h.start >= first.end
+        and h.value != first.value
+        and not first.dimension.composes(first.value, h.value)
+        for h in hits
+    ):
+        return []
+    return [first]
 
 
 def _value_does_work(masked: str, start: int, hits: list[_Hit]) -> list[_Hit]:
@@ -983,6 +1035,10 @@ def _catalogue_choices(
         if working:
             directive, hits = True, working
     if not directive:
+        versioned = _versioned_value_opens(masked, body_start, hits)
+        if versioned:
+            directive, hits = True, versioned
+    if not directive:
         disused = _disused(masked, body_start, hits)
         if disused:
             return [
@@ -991,7 +1047,11 @@ def _catalogue_choices(
             ]
     if not directive:
         statement = _statement(
-            masked[body_start:], folder, True, lambda subject: _names_a_role(subject, hits)
+            masked[body_start:],
+            folder,
+            True,
+            lambda subject: _names_a_role(subject, hits),
+            clause[body_start:],
         )
         if statement is not None:
             directive = True
@@ -1466,12 +1526,18 @@ def _cut(neutral: str, hits: list[_Hit], negated: bool) -> int:
 
 
 def _drop_ambiguous(choices: list[Choice]) -> list[Choice]:
-    """Remove preferences for two values of one dimension (alternatives, scoped pairs)."""
+    """Remove preferences for two values of one dimension (alternatives, scoped pairs),
+    unless the values are used together ("Spotless + ktfmt", "Meson and Ninja")."""
     preferred: dict[str, set[str]] = {}
     for choice in choices:
         if choice.stance == "prefer":
             preferred.setdefault(choice.dimension, set()).add(choice.value)
-    ambiguous = {d for d, values in preferred.items() if len(values) > 1}
+    ambiguous = {
+        d
+        for d, values in preferred.items()
+        if len(values) > 1
+        and not all(values_compose(d, a, b) for a, b in combinations(sorted(values), 2))
+    }
     return [c for c in choices if not (c.stance == "prefer" and c.dimension in ambiguous)]
 
 

@@ -353,19 +353,27 @@ def _place(
     return placed, over_budget
 
 
+#: what a role's ``applies`` says of a choice that holds in every language of the project
+_ANY_LANGUAGE = frozenset({"any", "service"})
+
+
 def _compared_scope(instruction: Instruction, choice: Choice) -> Scope:
     """The part of an instruction's scope that decides what its ``choice`` is compared with:
     its languages and condition (the folders of one chain always overlap, and the heading
     path only names where it is), and what the choice is for (:mod:`.purposes`: Mailchimp
     for newsletters does not meet Postmark for transactional mail). The languages of a
     choice *between* languages ("write TypeScript code, not JavaScript") are its values, not
-    its scope."""
+    its scope; nor are the languages of the tools a sentence names, for a choice that holds
+    in any language (a metrics backend, a migration tool: "Metrics go to Datadog through
+    `statsd`" speaks of every service, not of Python)."""
     dimension = choice.dimension
     purpose = purpose_key(dimension, choice.purpose, vocabulary.current().key)
     scope = instruction.scope
-    languages = frozenset() if dimension.startswith("language") else scope.languages
-    condition = scope.condition
     known = vocabulary.current().by_name.get(dimension)
+    languages = frozenset() if dimension.startswith("language") else scope.languages
+    if scope.languages_from_tools and known is not None and known.applies in _ANY_LANGUAGE:
+        languages = frozenset()
+    condition = scope.condition
     if known is not None and not condition:
         heading = scope.heading[-1] if scope.heading else ""
         qualifier = setting_qualifier(known.unit, instruction.normalized, heading, scope.folder)

@@ -544,7 +544,7 @@ _SCOPE_HEADER = re.compile(
 _KEY_HEADER = re.compile(
     r"^(?:key|setting|settings|option|options|name|item|topic|what|area|concern|category|"
     r"aspect|parameter|property|field|purpose|task|dimension|config|configuration|"
-    r"convention|rule|limit|tool|tooling|style|step|action)$",
+    r"convention|rule|limit|tool|tooling|style|step|action|checks?|gates?)$",
     re.I,
 )
 _VALUE_HEADER = re.compile(

@@ -200,6 +200,22 @@ _EXCEPTED_BEFORE = re.compile(
     r"save\s++for|excluding|besides)\s*+$",
     re.IGNORECASE,
 )
+
+#: what may stand in brackets before a trailing condition that still limits the sentence:
+#: "(in CI)", "(only in CI)", "(and in CI)"
+_BARE_ASIDE = re.compile(r"[\s\x1a`*_]*+(?:(?:only|also|and|even|just|but|not|except)\b)?\s*+")
+
+
+def _in_own_aside(sentence: str, start: int) -> bool:
+    """Whether the trailing condition at ``start`` ends a bracketed aside with a statement of
+    its own ("Jest is our test runner (`npm test` runs `jest` in CI)"): the condition is the
+    aside's, not the sentence's."""
+    opened = sentence.rfind("(", 0, start)
+    if opened < 0 or sentence.rfind(")", 0, start) > opened:
+        return False
+    return _BARE_ASIDE.fullmatch(sentence, opened + 1, start) is None
+
+
 #: a use restricted to a purpose or a place ("use Enzyme only to read the old tests", "mocks
 #: only in unit tests", "Docker only for the integration suite"): the sentence holds there
 _ONLY_FOR = re.compile(
@@ -221,6 +237,9 @@ class Scope:
     #: what a choice is for, as :func:`pi_lsp.lint.purposes.purpose_key` compares it: set
     #: only on the scope a choice is compared in (see :mod:`pi_lsp.lint.conflicts`)
     purpose: str = ""
+    #: the languages are only those of the ecosystems of the tools the sentence names
+    #: ("Metrics go to Datadog through `statsd`"), not stated by its words or its heading
+    languages_from_tools: bool = False
 
     @property
     def conditional(self) -> bool:
@@ -234,7 +253,7 @@ class Scope:
             return self
         languages = languages_of(text) or heading_languages(text)
         if languages:
-            return replace(self, languages=languages)
+            return replace(self, languages=languages, languages_from_tools=False)
         return replace(self, condition=normalize_condition(text))
 
 
@@ -365,6 +384,7 @@ def scope_for(
         trailing = _TRAILING_CONDITION.search(sentence)
         if (
             trailing is not None
+            and not _in_own_aside(sentence, trailing.start())
             and not names_own_folder(trailing.group(1), os.path.dirname(path))
             and not _ENFORCED_BEFORE.search(
                 sentence, max(0, trailing.start() - 60), trailing.start()
@@ -390,11 +410,15 @@ def scope_for(
             languages = heading_languages(title)
             if languages:
                 break
+    from_tools = False
     if not languages:
         languages = frozenset(
             language for group in groups for language in _GROUP_LANGUAGES.get(group, ())
         )
-    return Scope(os.path.dirname(path), languages, condition, heading)
+        from_tools = bool(languages)
+    return Scope(
+        os.path.dirname(path), languages, condition, heading, languages_from_tools=from_tools
+    )
 
 
 #: the ecosystem group of a catalogue value -> the languages a tool of that group works on

@@ -84,15 +84,30 @@ def constraint_patterns(
             rf"\b(?:min(?:imum)?|lowest|oldest)\s++(?:(?:supported|required|allowed)\s++)?"
             rf"{name}\s++version\b[^.;\d\n]{{0,40}}?{_MARKS}{ver}",
         ),
+        # the minimum supported Python is 3.11: the product names its version
+        (
+            "floor",
+            rf"\b(?:min(?:imum)?|lowest|oldest)\s++(?:(?:supported|required|allowed)\s++)?"
+            rf"{_MARKS}{name}{_MARKS}\s++(?:is|=)\s++{_MARKS}{ver}{tail}{_MARKS}"
+            rf"(?!\w|\.\w|\s*+(?:-|\u2013|,|/|to|through|and|or)\s)",
+        ),
         # the PHP version floor is 8.3
         ("floor", rf"{name}\s++version\s++(?:floor|minimum)\b[^.;\d\n]{{0,30}}?{_MARKS}{ver}"),
         # Node.js 20 is the minimum version, Go 1.22 is the lowest we support
         (
             "floor",
             rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:the\s++|our\s++)?"
-            rf"(?:minimum|lowest|oldest|floor)(?:\s++(?:supported|required))?"
+            rf"(?:minimum|lowest|oldest|floor|baseline)(?:\s++(?:supported|required))?"
             rf"(?:\s++(?:version|runtime|target))?"
             rf"(?=\s*+(?:[.;,(:\u2014\u2013]|$|we\s++support|for\b|across\b|in\s++(?:every|all)\b))",
+        ),
+        # Java 17 is the target here, Go 1.22 is our target version: the one version the
+        # code is made for, unless a scope or a time follows ("the target of the migration")
+        (
+            "pin",
+            rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:the\s++|our\s++)"
+            rf"target(?:\s++(?:version|runtime|release))?"
+            rf"(?=\s*+(?:here\b|[.;,(:\u2014\u2013]|$|across\b|in\s++(?:every|all)\b))",
         ),
         # Deno 1.46 is enough, Go 1.21 is sufficient: the oldest version that still does
         ("floor", rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:enough|sufficient)\b"),
@@ -101,6 +116,16 @@ def constraint_patterns(
             "floor",
             rf"\bmin(?:imum)?\s++(?:(?:supported|deployment|required|os)\s++)?"
             rf"(?:target|version|requirement)\s*+:?\s*+{_MARKS}{name}\s*+{_MARKS}{ver}",
+        ),
+        # a version line without a verb that says it holds for all the code ("Scala 2.13
+        # across all modules", "Node 20 everywhere") or names a long-term release ("Unity
+        # 2022.3 LTS"); a bare "- Python 3.12" may be one item of a list or a changelog
+        (
+            "pin",
+            rf"^[^\w\x1a]*+{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}"
+            rf"(?:\s++lts\b{_MARKS}(?=\s*+(?:[;.\u2014]|$))|"
+            rf"(?:\s++lts\b{_MARKS})?(?=\s++(?:(?:across|for)\s++(?:all|every)\b|"
+            rf"(?:everywhere|throughout)\b(?!\s++(?:except|but|apart|save)\b))))",
         ),
         # Terraform 1.5.7 exactly, Python 3.12 only
         (
@@ -116,12 +141,15 @@ def constraint_patterns(
             rf"\s*+{_MARKS}{ver}",
         ),
         ("pin", rf"\btargets?\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}(?![\w.])"),
-        # the version the code is made with: written against Zig 0.14, compiles with Scala 3.3
+        # the version the code is made with: written against Zig 0.14, compiles with Scala 3.3,
+        # written in Scala 3.4, developed against Unity 6; not what it "was written in"
         (
             "pin",
-            rf"\b(?:(?:written|built|compiled)\s++against|compiles?\s++(?:with|against)|"
-            rf"compiled\s++with)\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}"
-            rf"(?!\w|\.\w|{_FLOOR_AFTER}|\s*+(?:-|\u2013|to|through|and|or)\s)",
+            rf"\b(?:(?:written|built|compiled)\s++against|compiled\s++with|"
+            rf"compiles?\s++(?:with|against)|"
+            rf"(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?:written\s++in|developed\s++against))"
+            rf"\s++{_MARKS}{name}\s*+{_MARKS}{ver}{tail}{_MARKS}(?!\w|\.\w|{_FLOOR_AFTER}|\s*+(?:-|\u2013|to|through|and|or)\s|"
+            r"\s*+[,/]\s*+\d)",
         ),
         # the one version it is built for: compiles for Java 21, built for .NET 8 (not a list)
         (
@@ -207,15 +235,19 @@ _DESCRIBED_AFTER = re.compile(
     r"changelog|notes|compat(?:ibility)?|support|users?|wheels?|binaries|types?|stubs?)\b",
     re.IGNORECASE,
 )
-#: "on" after a verb of staying states a pin, not a condition ("stay on", "keep it on")
+#: "on" after a verb of staying states a pin, not a condition ("stay on", "keep it on"), and
+#: "in" after "written" names the language the code is in ("written in Scala 3.4")
 _STAY_BEFORE = re.compile(
-    r"\b(?:stays?|remains?|keep\s++(?:it|this\s++\w++|them))\s++on\s++[*_`\"'\x1a]{0,3}$",
+    r"\b(?:(?:stays?|remains?|keep\s++(?:it|this\s++\w++|them))\s++on|written\s++in)"
+    r"\s++[*_`\"'\x1a]{0,3}$",
     re.IGNORECASE,
 )
-#: "for" after a verb of compiling states the one version the code is built for ("compiles
-#: for Java 21", "built for .NET 8"), unless a list or a range follows ("for 3.12 and 3.13")
+#: "for" or "on" after a verb of compiling states the one version the code is built for
+#: ("compiles for Java 21", "built for .NET 8", "builds on Rust 1.70 and later"), unless a
+#: list or a range follows ("for 3.12 and 3.13")
 _BUILT_FOR_BEFORE = re.compile(
-    r"\b(?:compiles?|compiled|builds?|built)\s++for\s++[*_`\"'\x1a]{0,3}$", re.IGNORECASE
+    r"\b(?:compiles?|compiled|builds?|built)\s++(?:for|on)\s++[*_`\"'\x1a]{0,3}$",
+    re.IGNORECASE,
 )
 _LIST_AFTER = re.compile(
     r"(?<!\s)(?:\.\d++)*+[*_`\"'\x1a]{0,3}\s*+(?:,|/|-|\u2013|\+|to\b|through\b|and\b|or\b)",

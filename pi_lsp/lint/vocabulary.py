@@ -142,6 +142,8 @@ class Dimension:
     #: the purposes the role is split by, each with the words naming it (see
     #: :mod:`pi_lsp.lint.purposes`)
     purposes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: where the role applies, as the catalogue says ("any", "service", "Python" …)
+    applies: str = ""
 
     def composes(self, a: str, b: str) -> bool:
         """Whether values ``a`` and ``b`` work together (Meson and the Ninja it drives)."""
@@ -505,6 +507,7 @@ class Vocabulary:
             frozenset((a, b) for group in role.composes for a in group for b in group if a != b),
             role.unit,
             role.purposes,
+            role.applies,
         )
         specs = [(_respec(s, dimension), v) for s, v in specs]
         return dimension, specs

@@ -302,3 +302,89 @@ def test_a_cli_pinned_to_a_version_is_a_pin() -> None:
     assert "Terraform 1.5.7" in picks(
         "The Terraform CLI is pinned to 1.5.7 in `.terraform-version`."
     )
+
+
+@pytest.mark.parametrize(
+    ("clause", "value"),
+    [
+        # a copular statement naming the version's part: the baseline is a floor, the
+        # target the one version the code is made for
+        ("Java 21 is the baseline; use records freely.", "Java 21+"),
+        ("Java 17 is the target here because a client library lags.", "Java 17"),
+        ("Go 1.22 is our target version.", "Go 1.22"),
+        # the minimum named by the product alone
+        ("The minimum supported Python is 3.11.", "Python 3.11+"),
+        # builds on a floor, written in or developed against one version
+        ("This crate builds on Rust 1.70 and later.", "Rust 1.70+"),
+        ("Written in Scala 3.4 with the new indentation syntax.", "Scala 3.4"),
+        ("This package is developed against Unity 6 (6000.0).", "Unity 6"),
+        # a version line without a verb
+        ("Scala 2.13 across all modules (Spark 3.5 is built for it).", "Scala 2.13"),
+        ("Unity 2022.3 LTS", "Unity 2022.3"),
+        ("Node 20 everywhere.", "Node.js 20"),
+    ],
+)
+def test_a_version_stated_as_a_fact_about_the_code_is_read(clause: str, value: str) -> None:
+    assert picks(clause) == {value}
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        # past narrative, plans and conditions
+        "Java 17 was the target until last year.",
+        "Java 21 is the target of the next migration.",
+        "Java 21 is the target once the SDK supports it.",
+        "The old code was written in Scala 2.12.",
+        "This library was developed against Unity 2021.3 originally.",
+        "Unity 2022.3 was used before the upgrade.",
+        "On Python 3.13, run the slow tests too.",
+        # another version tested beside the one chosen
+        "Python 3.12 is also tested in CI.",
+        # ranges and lists
+        "Written in Scala 2.13 and 3.3 (cross-built).",
+        "Written in Scala 2.13/3.3.",
+        "This crate builds on Rust 1.70 to 1.74.",
+        "The minimum supported Python is 3.11 or 3.12, depending on the image.",
+        "Scala 2.13 or 3.3.",
+        "Python 3.12 (and 3.13) in CI.",
+        # a version line that goes on to say something else, or an exception
+        "Python 3.12: dropped support for 3.8.",
+        "Python 3.12 for the scripts.",
+        "Node 20 everywhere except the docs.",
+        # a bare version line may be one item of a list of versions or of a changelog
+        "Python 3.12.",
+        "- Python 3.12",
+        # a library's version, not the language's
+        "Spark 3.5 is the baseline for the jobs.",
+    ],
+)
+def test_a_version_in_narrative_a_list_or_of_a_library_is_no_fact(clause: str) -> None:
+    assert not {v for v in picks(clause) if v[-1].isdigit()}
+
+
+def test_versions_stated_as_facts_meet_the_other_files_constraint() -> None:
+    assert conflict_dimensions(
+        "- Java 21 is the baseline; use records freely.",
+        "- Java 17 is the target here because the SFTP library is not 21-compatible.",
+    ) == ["java-version"]
+    assert conflict_dimensions(
+        "- The minimum supported Rust version (MSRV) is 1.74.",
+        "- This crate builds on Rust 1.70 and later.",
+    ) == ["rust-msrv"]
+    assert conflict_dimensions(
+        "- Scala 2.13 across all modules.", "- Written in Scala 3.4 with the new syntax."
+    ) == ["scala-version"]
+    assert conflict_dimensions(
+        "- Unity 2022.3 LTS; open the project with the exact version.",
+        "- This package is developed against Unity 6 (6000.0).",
+    ) == ["unity-version"]
+    # two versions of two different runtimes never meet, nor a version in a code block
+    assert conflict_dimensions("- Java 21 is the baseline.", "- Kotlin 2.0 is the target.") == []
+    assert conflict_dimensions("- Scala 2.13 across all modules.", "```\nscala 3.4\n```") == []
+
+
+def test_versions_listed_in_a_changelog_or_a_support_list_are_no_pins() -> None:
+    root = "- Python 3.12 or newer."
+    assert conflict_dimensions(root, "## Changelog\n\n- Python 3.9.\n- Python 3.10.") == []
+    assert conflict_dimensions(root, "## Supported versions\n\n- Python 3.12\n- Python 3.13") == []
