@@ -208,7 +208,7 @@ _FUNCTION = _word_set(
 _CONNECTORS = _word_set(
     """is are be stays remains equals of at to after in within under below than less fewer
     no not more most up least limited capped set gets default defaults maximum max minimum
-    min default: = : - \u2014 \u2013 ( of"""
+    min default: = : - \u2014 \u2013 ( of exactly precisely"""
 )
 #: a sentence that tells an example or a story, or asks something, sets nothing
 _NARRATIVE = re.compile(
