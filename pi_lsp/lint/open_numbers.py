@@ -486,6 +486,10 @@ def _read_number(
             per = _PER_AFTER.match(low, end, stop)
             if per is not None and lemma(per.group("per")) in _PER_NOUNS:
                 dimension = "count"
+        if not dimension:
+            timed = _unit_key_before(low, begin, start, end, stop)
+            if timed is not None:
+                return timed
         if dimension or _code_before(low, begin, start):
             value = amount(number, "", "count")
             dimension = dimension or "count"
@@ -563,6 +567,33 @@ def _noun_follows(low: str, at: int, stop: int) -> bool:
 def _starts_with_noun(tokens: list[str]) -> bool:
     """Whether a clause's first word is a determiner, so not an imperative's verb."""
     return bool(tokens) and tokens[0] in ("the", "a", "an", "each", "every", "our", "all")
+
+
+def _unit_key_before(low: str, begin: int, start: int, end: int, stop: int) -> OpenSetting | None:
+    """A bare number after a key in code whose last word is its unit, maybe after a comma:
+    "every job sets `timeout-minutes`, 30 at most" sets a timeout of 30 minutes, and
+    "`cacheTtlSeconds` of 60" a TTL of 60 seconds."""
+    tokens = _TOKEN.findall(low, begin, start)
+    k = len(tokens) - 1
+    while k >= 0 and (tokens[k] in _CONNECTORS or tokens[k] == ","):
+        k -= 1
+    if k < 0 or not tokens[k].startswith("`"):
+        return None
+    words = key_words(tokens[k].strip("`").rsplit(".", 1)[-1])
+    if len(words) < 2 or words[-1] not in _KEY_UNITS or any(w in _NAMING_KEYS for w in words):
+        return None
+    found = _UNITS.get(_KEY_UNITS[words[-1]])
+    if found is None:
+        return None
+    dimension, unit = found
+    value = amount(low[start:end], unit, dimension)
+    head, modifiers, bound = _subject(words[:-1], code=True)
+    kind = _kind(low, start, end, head, bound)
+    if value is None or not head or kind is None:
+        return None
+    tail = _CONTEXT_END.search(low, end, stop)
+    context = low[begin : tail.start() if tail is not None else stop]
+    return OpenSetting(dimension, value, kind, head, modifiers, "", (), start, end, context)
 
 
 def _code_before(low: str, begin: int, start: int) -> bool:

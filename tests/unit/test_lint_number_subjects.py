@@ -24,6 +24,11 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "The loans list endpoints return 20 loans per page by default.",
         ),
         ("The default page size is 25.", "Return 40 invoices per page."),
+        # a bare number after a key whose last word is its unit is in that unit
+        (
+            "Timeouts: every job sets `timeout-minutes`, 30 at most.",
+            "Release jobs may take up to 90 minutes (`timeout-minutes: 90`).",
+        ),
         # "exactly" states the value, it names no owner; "every environment" holds in each
         (
             "Production runs at least 2 replicas of every Deployment, spread across zones.",
@@ -41,6 +46,13 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         # a page's count only when the page is the noun counted per
         ("The default page size is 25.", "Each job runs 3 retries per page fetch."),
         ("The default page size is 25.", "Print 60 lines per page-break."),
+        # the same value in the key's unit, and a key that names a thing
+        (
+            "Timeouts: every job sets `timeout-minutes`, 30 at most.",
+            "Release jobs may take up to 30 minutes (`timeout-minutes: 30`).",
+        ),
+        ("Every job sets `timeout-minutes`, 30 at most.", "Pass `--port-seconds`, 8080."),
+        ("Every job sets `timeout-minutes`, 30 at most.", "Set `cache-ttl-seconds`, 600."),
         # the same count in another environment, or one stated for no environment
         (
             "Production runs at least 2 replicas of every Deployment.",
