@@ -253,9 +253,13 @@ _KIND_BEFORE = re.compile(
     rf"(?P<default>{_DEFAULT_BEFORE})",
     re.IGNORECASE,
 )
+#: a "max" or "min" after a number is its kind ("3 retries max"), unless a number of its
+#: own follows ("default 50, maximum 200")
 _KIND_AFTER = re.compile(
-    r"\W{0,3}+(?:(?P<maximum>max(?:imum)?+\b|at\s++most\b|or\s++(?:less|fewer|under)\b)|"
-    r"(?P<minimum>min(?:imum)?+\b|at\s++least\b|or\s++(?:more|higher|above|greater)\b)|"
+    r"\W{0,3}+(?:(?P<maximum>max(?:imum)?+\b(?!\s*+[:=]?+\s*+\d)|at\s++most\b|"
+    r"or\s++(?:less|fewer|under)\b)|"
+    r"(?P<minimum>min(?:imum)?+\b(?!\s*+[:=]?+\s*+\d)|at\s++least\b|"
+    r"or\s++(?:more|higher|above|greater)\b)|"
     r"(?P<default>by\s++default\b))",
     re.IGNORECASE,
 )

@@ -337,7 +337,9 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
         rf"\b(?:{_unit_alternation(named)})\s++(?:is|of|defaults\s++to|is\s++set\s++to|to|at)"
         rf"\s++{number}()(?![\w%]|\.\d)"
     )
-    return (*patterns, _i(label), _i(stated))
+    # or nothing but a space, when a mark ends the number: "default page size 50, maximum 200"
+    juxtaposed = rf"\b(?:{_unit_alternation(named)})\s++{number}()(?=\s*+(?:[,;)]|\.(?!\d)|$))"
+    return (*patterns, _i(label), _i(stated), _i(juxtaposed))
 
 
 #: Words too common to index an alias by ("the fetch api" is found from "fetch").

@@ -29,6 +29,20 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "Timeouts: every job sets `timeout-minutes`, 30 at most.",
             "Release jobs may take up to 90 minutes (`timeout-minutes: 90`).",
         ),
+        # a range's lower end above the other side's maximum, of a reply said in other words;
+        # the narrower side meets the other because that one speaks of every reply
+        (
+            "Keep every reply under 150 words.",
+            "Give a full write-up for each change; a detailed answer of 300–500 words is "
+            "expected for anything touching the ingestion path.",
+        ),
+        ("Keep every reply under 150 words.", "A detailed answer of 300–500 words is expected."),
+        ("Every reply stays under 150 words.", "A response of 200 words is expected."),
+        # a default and a maximum after it, each with its own number
+        (
+            "List endpoints: default page size 50, maximum 200, cursor pagination.",
+            "Provider list APIs are read with a page size of 25 by default.",
+        ),
         # "exactly" states the value, it names no owner; "every environment" holds in each
         (
             "Production runs at least 2 replicas of every Deployment, spread across zones.",
@@ -53,6 +67,31 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ),
         ("Every job sets `timeout-minutes`, 30 at most.", "Pass `--port-seconds`, 8080."),
         ("Every job sets `timeout-minutes`, 30 at most.", "Set `cache-ttl-seconds`, 600."),
+        # ranges that overlap the other side's bound, or the same bound
+        (
+            "Keep every reply under 150 words.",
+            "A detailed answer of 100–200 words is expected for anything touching ingestion.",
+        ),
+        ("Keep every reply under 600 words.", "A detailed answer of 300–500 words is expected."),
+        ("Every reply stays under 150 words.", "Every reply stays under 150 words."),
+        # a narrower condition against a side that does not speak of every one
+        (
+            "Keep replies under 150 words.",
+            "A detailed answer of 300–500 words is expected for anything touching ingestion.",
+        ),
+        ("Keep GPU memory under 20 GB.", "Keep GPU memory under 60 GB for nightly runs."),
+        ("The heap budget is 64 KB.", "The heap budget is 96 KB in the nightly pipeline."),
+        ("The heap budget is 64 KB.", "In the nightly pipeline, the heap budget is 96 KB."),
+        ("Keep PRs under 400 lines.", "For docs-only PRs, keep PRs under 1000 lines."),
+        # different owners with the same unit, an example, a story
+        ("Keep every reply under 150 words.", "Commit message bodies stay under 300 words."),
+        ("Keep every reply under 150 words.", "For example, an answer of 300–500 words."),
+        ("Keep every reply under 150 words.", "A summary of 300–500 words is expected."),
+        # "maximum" after a number opens the next one
+        (
+            "List endpoints: default page size 50, maximum 200.",
+            "Clients may ask for up to 200 items per page.",
+        ),
         # the same count in another environment, or one stated for no environment
         (
             "Production runs at least 2 replicas of every Deployment.",
