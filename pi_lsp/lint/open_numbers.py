@@ -113,7 +113,7 @@ _WORD_NUMBER = "|".join(sorted(WORD_NUMBERS, key=len, reverse=True))
 #: a number that stands alone: not part of a version, a date, a path, a port, a name
 _NUMBER = re.compile(
     r"(?<![\w.,:/#@$\\-])(?:\d{1,3}+(?:[_,]\d{3})++|\d{1,9}+(?:\.\d{1,3}+)?+)"
-    r"(?![\d_,]|[.:/-]\d|\.[a-z])"
+    r"(?![\d_]|,\d|[.:/-]\d|\.[a-z])"
     rf"|\b(?:{_WORD_NUMBER})\b"
 )
 
@@ -551,6 +551,9 @@ def _read_number(
             timed = _unit_key_before(low, begin, start, end, stop)
             if timed is not None:
                 return timed
+            named = _bare_value_before(low, begin, start, end, stop)
+            if named is not None:
+                return named
         if dimension or _code_before(low, begin, start):
             value = amount(number, "", "count")
             dimension = dimension or "count"
@@ -660,6 +663,30 @@ def _unit_key_before(low: str, begin: int, start: int, end: int, stop: int) -> O
     tail = _CONTEXT_END.search(low, end, stop)
     context = low[begin : tail.start() if tail is not None else stop]
     return OpenSetting(dimension, value, kind, head, modifiers, "", (), start, end, context)
+
+
+#: settings whose value is a bare number, one per project whatever qualifies them ("the
+#: global random seed is 42", "Seed: 1234"), by their stems
+_BARE_VALUE_HEADS = frozenset({lemma("seed")})
+
+
+def _bare_value_before(low: str, begin: int, start: int, end: int, stop: int) -> OpenSetting | None:
+    """A bare number after the name of a setting whose value is a number by itself, with
+    only a copula or a label mark between: "Seed: 1234", "the random seed is 42"."""
+    tokens = _TOKEN.findall(low, begin, start)
+    k = len(tokens) - 1
+    while k >= 0 and tokens[k] in ("is", "=", ":", "of", "\u2014", "\u2013", "-", "to", "set"):
+        k -= 1
+    if k < 0 or k == len(tokens) - 1 or lemma(tokens[k]) not in _BARE_VALUE_HEADS:
+        return None
+    value = amount(low[start:end], "", "count")
+    if value is None:
+        return None
+    tail = _CONTEXT_END.search(low, end, stop)
+    context = low[begin : tail.start() if tail is not None else stop]
+    return OpenSetting(
+        "count", value, VALUE, lemma(tokens[k]), frozenset(), "", (), start, end, context
+    )
 
 
 def _code_before(low: str, begin: int, start: int) -> bool:

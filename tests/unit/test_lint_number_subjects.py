@@ -43,6 +43,13 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "List endpoints: default page size 50, maximum 200, cursor pagination.",
             "Provider list APIs are read with a page size of 25 by default.",
         ),
+        # a seed is a bare number, one per project whatever qualifies it; a comma after a
+        # number ends it
+        (
+            "Global random seed is 42, set through `lumen.utils.seed_everything()`.",
+            "Seed: 1234 for every run, so results stay comparable with the published baselines.",
+        ),
+        ("The random seed is 7.", "Seed: 1234."),
         # "exactly" states the value, it names no owner; "every environment" holds in each
         (
             "Production runs at least 2 replicas of every Deployment, spread across zones.",
@@ -92,6 +99,12 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
             "List endpoints: default page size 50, maximum 200.",
             "Clients may ask for up to 200 items per page.",
         ),
+        # a seed of the same value, seeding data, a count of seeds, a story, code
+        ("Global random seed is 1234, set in code.", "Seed: 1234 for every run."),
+        ("Seed: 1234 for every run.", "Seed the database with 50 fixtures."),
+        ("Seed: 1234 for every run.", "Run 3 seeds per experiment."),
+        ("Seed: 1234 for every run.", "We once used seed 7."),
+        ("The random seed is 42.", "Pass the seed to `torch.manual_seed(7)`."),
         # the same count in another environment, or one stated for no environment
         (
             "Production runs at least 2 replicas of every Deployment.",
