@@ -50,6 +50,9 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "Seed: 1234 for every run, so results stay comparable with the published baselines.",
         ),
         ("The random seed is 7.", "Seed: 1234."),
+        # a PHPStan level is one per project
+        ("Run PHPStan at level 8.", "Analyse at PHPStan level 5; generics fail stricter levels."),
+        ("PHPStan level 9", "Level max with PHPStan."),
         # "exactly" states the value, it names no owner; "every environment" holds in each
         (
             "Production runs at least 2 replicas of every Deployment, spread across zones.",
@@ -105,6 +108,10 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ("Seed: 1234 for every run.", "Run 3 seeds per experiment."),
         ("Seed: 1234 for every run.", "We once used seed 7."),
         ("The random seed is 42.", "Pass the seed to `torch.manual_seed(7)`."),
+        # the same PHPStan level said two ways, a goal, a step of a guide
+        ("PHPStan level 8", "Level 8 with PHPStan."),
+        ("PHPStan level 5", "PHPStan level 9 is the goal for next year."),
+        ("PHPStan level 5", "See step 4 of the PHPStan guide."),
         # the same count in another environment, or one stated for no environment
         (
             "Production runs at least 2 replicas of every Deployment.",
