@@ -53,6 +53,12 @@ def chain_findings(root: str, nested: str) -> list[str]:
         # a PHPStan level is one per project
         ("Run PHPStan at level 8.", "Analyse at PHPStan level 5; generics fail stricter levels."),
         ("PHPStan level 9", "Level max with PHPStan."),
+        # how often a release is cut or shipped
+        (
+            "We ship on a weekly release train: the branch is cut every Tuesday.",
+            "Release branches are cut every second Monday; the train runs fortnightly.",
+        ),
+        ("Releases are cut monthly.", "The release train runs fortnightly."),
         # "exactly" states the value, it names no owner; "every environment" holds in each
         (
             "Production runs at least 2 replicas of every Deployment, spread across zones.",
@@ -112,6 +118,12 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ("PHPStan level 8", "Level 8 with PHPStan."),
         ("PHPStan level 5", "PHPStan level 9 is the goal for next year."),
         ("PHPStan level 5", "See step 4 of the PHPStan guide."),
+        # a cadence of something other than a release, or the same cadence said two ways
+        ("Dependabot opens PRs weekly.", "The release train runs fortnightly."),
+        ("We have a weekly sync every Monday.", "Releases are cut monthly."),
+        ("Run the full E2E suite every Monday before the release.", "Releases are cut monthly."),
+        ("The sync runs fortnightly.", "We ship on a weekly release train."),
+        ("We ship on a weekly release train.", "Releases are cut every Tuesday."),
         # the same count in another environment, or one stated for no environment
         (
             "Production runs at least 2 replicas of every Deployment.",
