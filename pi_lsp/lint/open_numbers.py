@@ -246,7 +246,9 @@ _NARROWING = re.compile(
     r"(?:that\s++)?+(?:touch|chang|modif|affect)"
     r"|\b(?:for|in|on)\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an)\b)"
     r"[a-z][\w-]{1,30}+\s++(?:prs?+|pull\s++requests?+|pipelines?+|branch(?:es)?+|builds?+|"
-    r"jobs?+|runs?+|releases?+|commits?+)\b"
+    r"jobs?+|releases?+|commits?+)\b"
+    r"|\bfor\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an)\b)"
+    r"[a-z][\w-]{1,30}+\s++runs?+\b"
     r"|\b(?:if|when|whenever|unless|while)\b"
 )
 #: "under 64 KB", "less than 10 s": a maximum; "more than", "over": too loose to read

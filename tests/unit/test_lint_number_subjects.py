@@ -50,6 +50,11 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "Seed: 1234 for every run, so results stay comparable with the published baselines.",
         ),
         ("The random seed is 7.", "Seed: 1234."),
+        # a place named in an aside is no narrower condition
+        (
+            "Return 30 orders per page by default.",
+            "Orders are listed 25 to a page (clients in branches run on slow kiosks).",
+        ),
         # a PHPStan level is one per project
         ("Run PHPStan at level 8.", "Analyse at PHPStan level 5; generics fail stricter levels."),
         ("PHPStan level 9", "Level max with PHPStan."),
