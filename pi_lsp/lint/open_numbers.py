@@ -761,6 +761,7 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
     keyed = _keyed_settings(text)
     low = _lower(text.replace("**", "  ").replace("\n", " "))
     low = _NUMBER_CODE.sub(lambda m: " " + m.group(1) + " ", low)
+    low = _HYPHEN_RANGE.sub("\\1\u2013", low)  # "300-500 words" is "300–500 words"
     # a number inside a code span is read as prose only when the span is the number alone
     settings = tuple(keyed) + tuple(_prose_settings(low, directive))
     if settings and _NARROWING.search(low):
@@ -768,6 +769,9 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
     return settings
 
 
+#: the hyphen of a range of two plain numbers before a word ("300-500 words", "2-4 hours"),
+#: not of a date, a version or a number range in code
+_HYPHEN_RANGE = re.compile(r"(?<![\w.,:/#@$\\-])(\d{1,6}+)-(?=\d{1,6}+\s{1,2}+[a-z])")
 _WORD_NUMBER_HINT = re.compile(rf"\b(?:{_WORD_NUMBER})\b", re.IGNORECASE)
 
 

@@ -37,6 +37,7 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "expected for anything touching the ingestion path.",
         ),
         ("Keep every reply under 150 words.", "A detailed answer of 300–500 words is expected."),
+        ("Keep every reply under 150 words.", "A detailed answer of 300-500 words is expected."),
         ("Every reply stays under 150 words.", "A response of 200 words is expected."),
         # a default and a maximum after it, each with its own number
         (
@@ -94,6 +95,9 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
             "A detailed answer of 100–200 words is expected for anything touching ingestion.",
         ),
         ("Keep every reply under 600 words.", "A detailed answer of 300–500 words is expected."),
+        ("Keep every reply under 600 words.", "A detailed answer of 300-500 words is expected."),
+        ("Each backoff is 10 seconds.", "Each backoff is 4-5 seconds."),
+        ("Keep every reply under 150 words.", "The 2026-11-02 release notes run 300 words."),
         ("Every reply stays under 150 words.", "Every reply stays under 150 words."),
         # a narrower condition against a side that does not speak of every one
         (
