@@ -21,7 +21,16 @@ that is one end of a range, a reference ("step 4", "port 8080"), a description (
 takes about 8 s"), part of an example or of a story ("we once raised it to 5"), or inside a
 condition ("if a job takes 10 minutes") sets nothing. A bare number without a unit or a
 counted noun is read only as the value of a setting written as code (`limit` up to 100,
-`maxColumn = 100`).
+`maxColumn = 100`, `timeout-minutes`, 30 at most: the key's last word is its unit) or of a
+setting whose value is a bare number by itself ("Seed: 1234").
+
+A range of two plain numbers ("300–500 words", "2-4 hours") sets a minimum and a maximum
+that meet only the other side's opposite bound: 300–500 words contradicts "under 150
+words", not "under 400 words" nor "400 words". A setting stated under a condition narrower
+than its subject ("for anything touching the ingestion path", "in the nightly pipeline",
+"for docs-only PRs", "when …") meets a setting without one only when that one speaks of
+every one of its subject ("every reply", "no task", "all jobs"); such a side also covers a
+narrower owner of the same head ("every reply" covers "a detailed answer").
 """
 
 from __future__ import annotations
