@@ -337,7 +337,7 @@ def kind_fits(role_kind: str, stated: str | None, required: bool) -> bool:
 
 
 _RANGE_BEFORE = re.compile(
-    r"(?:\bbetween\s{1,3}+\S{1,12}+(?:\s{1,3}+\w{1,12}+)?+\s{1,3}+and|"
+    r"(?:\bbetween\s{1,3}+\S{1,12}+(?:\s{1,3}+(?!and\b)\w{1,12}+)?+\s{1,3}+and|"
     r"\d\s{0,3}+[a-z%]{0,8}+\s{0,3}+(?:-|\u2013|\u2014|to|or))\s{0,3}+$",
     re.IGNORECASE,
 )

@@ -486,7 +486,7 @@ def _prose_settings(low: str, directive: bool) -> list[OpenSetting]:
         first = start
         ranged = in_range(low, start, end)
         if ranged:
-            lower = _RANGE_LOW.search(low, max(0, start - 16), start)
+            lower = _RANGE_LOW.search(low, max(0, start - 24), start)
             if lower is None:
                 continue  # a range's lower end, or a range in another form
             first = lower.start()
@@ -504,7 +504,8 @@ def _prose_settings(low: str, directive: bool) -> list[OpenSetting]:
             continue
         # "300–500 words": a minimum at the lower end and a maximum at the upper one
         high = amount(number, "", "count")
-        least = amount(lower.group("low"), "", "count") if lower is not None else None
+        lowest = (lower.group("low") or lower.group("between")) if lower is not None else None
+        least = amount(lowest, "", "count") if lowest else None
         if not high or least is None or least >= high:
             continue
         minimum = replace(setting, amount=setting.amount * least / high, kind=MINIMUM)
@@ -514,9 +515,11 @@ def _prose_settings(low: str, directive: bool) -> list[OpenSetting]:
 
 
 #: the lower end of a range right before its upper one, in digits without a unit ("300–"
-#: of "300–500 words", "10 to" of "10 to 20 retries")
+#: of "300–500 words", "10 to" of "10 to 20 retries", "between 300 and" of "between 300 and
+#: 500 words")
 _RANGE_LOW = re.compile(
     r"(?<![\w.,:/#@$\\-])(?P<low>\d{1,9}+)\s{0,2}+(?:\u2013|\u2014|to\b)\s{0,2}+\Z"
+    r"|\bbetween\s{1,3}+(?P<between>\d{1,9}+)\s{1,3}+and\s{1,3}+\Z"
 )
 
 

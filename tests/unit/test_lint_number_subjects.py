@@ -38,6 +38,7 @@ def chain_findings(root: str, nested: str) -> list[str]:
         ),
         ("Keep every reply under 150 words.", "A detailed answer of 300–500 words is expected."),
         ("Keep every reply under 150 words.", "A detailed answer of 300-500 words is expected."),
+        ("Keep every reply under 150 words.", "Keep answers between 300 and 500 words."),
         ("Every reply stays under 150 words.", "A response of 200 words is expected."),
         # a default and a maximum after it, each with its own number
         (
@@ -97,6 +98,7 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ("Keep every reply under 600 words.", "A detailed answer of 300–500 words is expected."),
         ("Keep every reply under 600 words.", "A detailed answer of 300-500 words is expected."),
         ("Each backoff is 10 seconds.", "Each backoff is 4-5 seconds."),
+        ("Keep every reply under 600 words.", "Keep answers between 300 and 500 words."),
         ("Keep every reply under 150 words.", "The 2026-11-02 release notes run 300 words."),
         ("Every reply stays under 150 words.", "Every reply stays under 150 words."),
         # a narrower condition against a side that does not speak of every one
