@@ -71,6 +71,7 @@ from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_
 from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
 from pi_lsp.lint.open_numbers import (
     OpenSetting,
+    narrowing,
     open_settings,
     settings_conflict,
     settings_may_conflict,
@@ -369,6 +370,9 @@ def _compared_scope(instruction: Instruction, choice: Choice) -> Scope:
         heading = scope.heading[-1] if scope.heading else ""
         qualifier = setting_qualifier(known.unit, instruction.normalized, heading, scope.folder)
         condition = f"for the {qualifier}" if qualifier else ""
+    if known is not None and not condition and known.unit in _NUMERIC_UNITS:
+        # "keep PRs under 1000 lines for docs-only PRs": a number for a narrower case
+        condition = narrowing(instruction.text)
     return Scope(languages=languages, condition=condition, purpose=purpose)
 
 

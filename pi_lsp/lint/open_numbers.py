@@ -253,10 +253,10 @@ _UNIVERSAL = re.compile(
 _NARROWING = re.compile(
     r"\bfor\s++(?:anything|everything|any\s++[a-z-]++|changes?+|code|work|files?+)\s++"
     r"(?:that\s++)?+(?:touch|chang|modif|affect)"
-    r"|\b(?:for|in|on)\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an)\b)"
+    r"|\b(?:for|in|on)\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an|one|single|its|their)\b)"
     r"[a-z][\w-]{1,30}+\s++(?:prs?+|pull\s++requests?+|pipelines?+|branch(?:es)?+|builds?+|"
     r"jobs?+|releases?+|commits?+)\b"
-    r"|\bfor\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an)\b)"
+    r"|\bfor\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an|one|single|its|their)\b)"
     r"[a-z][\w-]{1,30}+\s++runs?+\b"
     r"|\b(?:if|when|whenever|unless|while)\b"
 )
@@ -784,6 +784,17 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
 #: the hyphen of a range of two plain numbers before a word ("300-500 words", "2-4 hours"),
 #: not of a date, a version or a number range in code
 _HYPHEN_RANGE = re.compile(r"(?<![\w.,:/#@$\\-])(\d{1,6}+)-(?=\d{1,6}+\s{1,2}+[a-z])")
+def narrowing(text: str) -> str:
+    """The phrase of a condition narrower than its subject that a sentence states after
+    its verb ("for docs-only prs", "in the nightly pipeline", "for anything touching"), in
+    lowercase words; "" for none. Condition clauses ("when …") are left to :mod:`.scopes`."""
+    low = _lower(text.replace("`", " "))
+    for match in _NARROWING.finditer(low):
+        if match.group(0) not in ("if", "when", "whenever", "unless", "while"):
+            return " ".join(match.group(0).split())
+    return ""
+
+
 _WORD_NUMBER_HINT = re.compile(rf"\b(?:{_WORD_NUMBER})\b", re.IGNORECASE)
 
 

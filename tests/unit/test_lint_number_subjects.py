@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.lint.conflicts import find_conflicts
+from pi_lsp.lint.open_numbers import narrowing
 
 
 def chain_findings(root: str, nested: str) -> list[str]:
@@ -110,6 +111,9 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ("The heap budget is 64 KB.", "The heap budget is 96 KB in the nightly pipeline."),
         ("The heap budget is 64 KB.", "In the nightly pipeline, the heap budget is 96 KB."),
         ("Keep PRs under 400 lines.", "For docs-only PRs, keep PRs under 1000 lines."),
+        # the same for a number of a catalogue role
+        ("Keep PRs under 400 lines.", "Keep PRs under 1000 lines for docs-only PRs."),
+        ("The default page size is 25.", "Return 40 invoices per page in the nightly pipeline."),
         # different owners with the same unit, an example, a story
         ("Keep every reply under 150 words.", "Commit message bodies stay under 300 words."),
         ("Keep every reply under 150 words.", "For example, an answer of 300–500 words."),
@@ -148,3 +152,21 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
 )
 def test_numbers_of_other_subjects_or_places_stay_silent(root: str, nested: str) -> None:
     assert not chain_findings(root, nested)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "condition"),
+    [
+        ("Keep PRs under 1000 lines for docs-only PRs.", "for docs-only prs"),
+        ("Jobs may take 90 minutes in the nightly pipeline.", "in the nightly pipeline"),
+        ("Bump the minor on release branches.", "on release branches"),
+        ("Allow 500 words for anything touching the ingestion path.", "for anything touch"),
+        # a count of one, every one, a place in an aside, a condition clause (a scope's)
+        ("Updates may run to 2,000 lines in one PR.", ""),
+        ("Seed: 1234 for every run.", ""),
+        ("Return 20 loans per page (clients in branches run on slow kiosks).", ""),
+        ("Use 4 workers when running locally.", ""),
+    ],
+)
+def test_a_narrower_condition_is_read_after_the_verb(sentence: str, condition: str) -> None:
+    assert narrowing(sentence) == condition
