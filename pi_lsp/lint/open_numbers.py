@@ -784,6 +784,8 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
 #: the hyphen of a range of two plain numbers before a word ("300-500 words", "2-4 hours"),
 #: not of a date, a version or a number range in code
 _HYPHEN_RANGE = re.compile(r"(?<![\w.,:/#@$\\-])(\d{1,6}+)-(?=\d{1,6}+\s{1,2}+[a-z])")
+
+
 def narrowing(text: str) -> str:
     """The phrase of a condition narrower than its subject that a sentence states after
     its verb ("for docs-only prs", "in the nightly pipeline", "for anything touching"), in
