@@ -71,6 +71,7 @@ from pi_lsp.lint.instructions import BlockMemo, Instruction, OutOfTime, extract_
 from pi_lsp.lint.numbers import DEFAULT_GROUP, credentials_differ, setting_qualifier
 from pi_lsp.lint.open_numbers import (
     OpenSetting,
+    narrowing,
     open_settings,
     settings_conflict,
     settings_may_conflict,
@@ -378,6 +379,9 @@ def _compared_scope(instruction: Instruction, choice: Choice) -> Scope:
         heading = scope.heading[-1] if scope.heading else ""
         qualifier = setting_qualifier(known.unit, instruction.normalized, heading, scope.folder)
         condition = f"for the {qualifier}" if qualifier else ""
+    if known is not None and not condition and known.unit in _NUMERIC_UNITS:
+        # "keep PRs under 1000 lines for docs-only PRs": a number for a narrower case
+        condition = narrowing(instruction.text)
     return Scope(languages=languages, condition=condition, purpose=purpose)
 
 
@@ -877,9 +881,9 @@ def _earliest_excluding(
             folders = (instruction.scope.folder, other.scope.folder)
             if not settings_conflict(new, old, folders):
                 continue
-            if not _share_scope(instruction, other) or _setting_place(
-                later.instruction, new, unit
-            ) != _setting_place(other, old, unit):
+            if not _share_scope(instruction, other) or not _same_place(
+                _setting_place(later.instruction, new, unit), _setting_place(other, old, unit)
+            ):
                 continue
             best = (earlier, new, old)
             break
@@ -937,12 +941,35 @@ def number_pairs(
     return out
 
 
+#: a setting stated for every environment holds in each one ("exactly one replica in every
+#: environment" meets "production runs at least 2 replicas")
+_EVERY_ENVIRONMENT = re.compile(
+    r"\b(?:(?:in\s++)?+(?:every|each|all|any)\s++(?:environments?+|envs?+|clusters?+|stages?+)|"
+    r"everywhere)\b"
+)
+#: the place of a setting stated for every environment
+_ANY_PLACE = "*"
+
+
 def _setting_place(instruction: Instruction, setting: OpenSetting, unit: str) -> str:
     """The layer and environment a setting is for (a timeout "at the CDN", one "locally"),
     from the words it is stated in and its section's heading: see
-    :func:`~pi_lsp.lint.numbers.setting_qualifier`."""
+    :func:`~pi_lsp.lint.numbers.setting_qualifier`. A count of what runs (replicas,
+    workers) is one per environment as a time or a size is ("staging runs one replica",
+    "production runs 3"); one stated for every environment is for any (:data:`_ANY_PLACE`)."""
+    if _EVERY_ENVIRONMENT.search(setting.context):
+        return _ANY_PLACE
     heading = instruction.scope.heading[-1] if instruction.scope.heading else ""
-    return setting_qualifier(unit, setting.context, heading, instruction.scope.folder)
+    place_unit = "size" if unit == "count" and setting.head in _RUNNING_COUNTS else unit
+    return setting_qualifier(place_unit, setting.context, heading, instruction.scope.folder)
+
+
+#: the counted things that run, so one count of them is kept per environment
+_RUNNING_COUNTS = frozenset({"replica", "worker", "thread", "connection"})
+
+
+def _same_place(a: str, b: str) -> bool:
+    return a == b or _ANY_PLACE in (a, b)
 
 
 def _number_finding(

@@ -253,9 +253,13 @@ _KIND_BEFORE = re.compile(
     rf"(?P<default>{_DEFAULT_BEFORE})",
     re.IGNORECASE,
 )
+#: a "max" or "min" after a number is its kind ("3 retries max"), unless a number of its
+#: own follows ("default 50, maximum 200")
 _KIND_AFTER = re.compile(
-    r"\W{0,3}+(?:(?P<maximum>max(?:imum)?+\b|at\s++most\b|or\s++(?:less|fewer|under)\b)|"
-    r"(?P<minimum>min(?:imum)?+\b|at\s++least\b|or\s++(?:more|higher|above|greater)\b)|"
+    r"\W{0,3}+(?:(?P<maximum>max(?:imum)?+\b(?!\s*+[:=]?+\s*+\d)|at\s++most\b|"
+    r"or\s++(?:less|fewer|under)\b)|"
+    r"(?P<minimum>min(?:imum)?+\b(?!\s*+[:=]?+\s*+\d)|at\s++least\b|"
+    r"or\s++(?:more|higher|above|greater)\b)|"
     r"(?P<default>by\s++default\b))",
     re.IGNORECASE,
 )
@@ -333,7 +337,7 @@ def kind_fits(role_kind: str, stated: str | None, required: bool) -> bool:
 
 
 _RANGE_BEFORE = re.compile(
-    r"(?:\bbetween\s{1,3}+\S{1,12}+(?:\s{1,3}+\w{1,12}+)?+\s{1,3}+and|"
+    r"(?:\bbetween\s{1,3}+\S{1,12}+(?:\s{1,3}+(?!and\b)\w{1,12}+)?+\s{1,3}+and|"
     r"\d\s{0,3}+[a-z%]{0,8}+\s{0,3}+(?:-|\u2013|\u2014|to|or))\s{0,3}+$",
     re.IGNORECASE,
 )

@@ -21,7 +21,16 @@ that is one end of a range, a reference ("step 4", "port 8080"), a description (
 takes about 8 s"), part of an example or of a story ("we once raised it to 5"), or inside a
 condition ("if a job takes 10 minutes") sets nothing. A bare number without a unit or a
 counted noun is read only as the value of a setting written as code (`limit` up to 100,
-`maxColumn = 100`).
+`maxColumn = 100`, `timeout-minutes`, 30 at most: the key's last word is its unit) or of a
+setting whose value is a bare number by itself ("Seed: 1234").
+
+A range of two plain numbers ("300–500 words", "2-4 hours") sets a minimum and a maximum
+that meet only the other side's opposite bound: 300–500 words contradicts "under 150
+words", not "under 400 words" nor "400 words". A setting stated under a condition narrower
+than its subject ("for anything touching the ingestion path", "in the nightly pipeline",
+"for docs-only PRs", "when …") meets a setting without one only when that one speaks of
+every one of its subject ("every reply", "no task", "all jobs"); such a side also covers a
+narrower owner of the same head ("every reply" covers "a detailed answer").
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from pi_lsp.lint.catalogue import UNITS
@@ -72,6 +81,17 @@ class OpenSetting:
     #: the words the setting is stated in: its clause up to the first "and" or comma after
     #: it (where a layer or an environment it is for is named: "locally", "at the CDN")
     context: str = ""
+    #: the owner's head noun alone, by its canonical name ("reply" for "a detailed answer")
+    owner_head: str = ""
+    #: the setting is stated of every one of its subject ("every reply", "no task", "all
+    #: jobs"), so it holds under any narrower condition too
+    universal: bool = False
+    #: the setting holds under a condition narrower than its subject ("for anything touching
+    #: the ingestion path", "in the nightly pipeline", "on release branches")
+    narrowed: bool = False
+    #: one end of a range ("300–500 words"): a minimum or a maximum that another bound of
+    #: the same kind does not contradict
+    ranged: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
@@ -102,7 +122,7 @@ _WORD_NUMBER = "|".join(sorted(WORD_NUMBERS, key=len, reverse=True))
 #: a number that stands alone: not part of a version, a date, a path, a port, a name
 _NUMBER = re.compile(
     r"(?<![\w.,:/#@$\\-])(?:\d{1,3}+(?:[_,]\d{3})++|\d{1,9}+(?:\.\d{1,3}+)?+)"
-    r"(?![\d_,]|[.:/-]\d|\.[a-z])"
+    r"(?![\d_]|,\d|[.:/-]\d|\.[a-z])"
     rf"|\b(?:{_WORD_NUMBER})\b"
 )
 
@@ -152,12 +172,15 @@ _COUNTED = {
     "column": "column",
     "charact": "character",
     "char": "character",
+    "word": "word",
     "line": "line",
     "worker": "worker",
     "thread": "thread",
     "replica": "replica",
     "connect": "connection",
 }
+#: owners that are one thing by other names: a reply to the user is an answer or a response
+_OWNER_NAMES = {"answer": "repli", "respons": "repli", "repli": "repli"}
 #: what a count per a noun may be counted per
 _PER_NOUNS = frozenset({"page", "batch", "request", "call", "run", "pr", "commit", "file"})
 #: verbs whose number is the setting they name ("is retried 3 times", "time out after 10 s")
@@ -208,7 +231,7 @@ _FUNCTION = _word_set(
 _CONNECTORS = _word_set(
     """is are be stays remains equals of at to after in within under below than less fewer
     no not more most up least limited capped set gets default defaults maximum max minimum
-    min default: = : - \u2014 \u2013 ( of"""
+    min default: = : - \u2014 \u2013 ( of exactly precisely"""
 )
 #: a sentence that tells an example or a story, or asks something, sets nothing
 _NARRATIVE = re.compile(
@@ -218,6 +241,25 @@ _NARRATIVE = re.compile(
 )
 #: a clause opened by these words is a condition: its numbers set nothing
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|until|while)\b")
+#: words that state a setting of every one of its subject ("every job", "no task may")
+_UNIVERSAL = re.compile(
+    r"\b(?:every|all|each|always|never)\b|"
+    r"\bno\s++(?!(?:more|less|fewer|longer|shorter|later|larger|bigger|higher|greater|"
+    r"than|one)\b)[a-z]"
+)
+#: a condition narrower than the subject, anywhere in the sentence: "for anything touching
+#: the ingestion path", "for docs-only PRs", "in the nightly pipeline", "on release
+#: branches", "when running locally"
+_NARROWING = re.compile(
+    r"\bfor\s++(?:anything|everything|any\s++[a-z-]++|changes?+|code|work|files?+)\s++"
+    r"(?:that\s++)?+(?:touch|chang|modif|affect)"
+    r"|\b(?:for|in|on)\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an|one|single|its|their)\b)"
+    r"[a-z][\w-]{1,30}+\s++(?:prs?+|pull\s++requests?+|pipelines?+|branch(?:es)?+|builds?+|"
+    r"jobs?+|releases?+|commits?+)\b"
+    r"|\bfor\s++(?:the\s++)?+(?!(?:every|all|each|any|no|this|our|your|a|an|one|single|its|their)\b)"
+    r"[a-z][\w-]{1,30}+\s++runs?+\b"
+    r"|\b(?:if|when|whenever|unless|while)\b"
+)
 #: "under 64 KB", "less than 10 s": a maximum; "more than", "over": too loose to read
 _UNDER_BEFORE = re.compile(
     r"\b(?:under|below|less\s++than|fewer\s++than|lower\s++than|shorter\s++than|"
@@ -304,8 +346,12 @@ class _Phrase:
     code: bool = False
     verb_head: str = ""
     qualifiers: dict[str, frozenset[str]] | None = None
+    #: the phrase is opened by "every", "all", "each", "any" or "no"
+    quantified: bool = False
 
 
+#: the words that open a phrase naming every one of its kind
+_QUANTIFIERS = frozenset({"every", "all", "each", "any", "no"})
 _LABEL_MARKS = frozenset({":", "\u2014", "\u2013", "-", "="})
 #: words after a clause's first word that make it a subject, not an imperative's verb
 _SUBJECT_AFTER = _word_set("is are stays stay remains remain must should may can will")
@@ -337,6 +383,7 @@ def _phrase_before(tokens: list[str], first_is_verb: bool) -> tuple[_Phrase, lis
             k -= 1
             continue
         if token in _FUNCTION or not (token[0].isalpha() or token.startswith("`")):
+            phrase.quantified = token in _QUANTIFIERS
             break
         named = len(tokens) > 1 and (tokens[1] in _LABEL_MARKS or tokens[1] in _SUBJECT_AFTER)
         if k == 0 and first_is_verb and not named and not token.startswith("`"):
@@ -436,16 +483,44 @@ def _prose_settings(low: str, directive: bool) -> list[OpenSetting]:
         k = bisect_right(code_starts, start)
         if k and code_spans[k - 1][0] <= start < code_spans[k - 1][1]:
             continue
-        if in_range(low, start, end) or names_a_thing(low, start) or described(low, start, end):
+        first = start
+        ranged = in_range(low, start, end)
+        if ranged:
+            lower = _RANGE_LOW.search(low, max(0, start - 24), start)
+            if lower is None:
+                continue  # a range's lower end, or a range in another form
+            first = lower.start()
+        if names_a_thing(low, first) or described(low, first, end):
             continue
-        begin, stop = _clause_bounds(ends, starts, len(low), start, end)
-        if _CONDITION.search(low, begin, start):
+        begin, stop = _clause_bounds(ends, starts, len(low), first, end)
+        if _CONDITION.search(low, begin, first):
             continue
         number = match.group()
-        setting = _read_number(low, number, start, end, begin, stop, directive)
-        if setting is not None:
+        setting = _read_number(low, number, first, end, begin, stop, directive)
+        if setting is None:
+            continue
+        if not ranged:
             out.append(setting)
+            continue
+        # "300–500 words": a minimum at the lower end and a maximum at the upper one
+        high = amount(number, "", "count")
+        lowest = (lower.group("low") or lower.group("between")) if lower is not None else None
+        least = amount(lowest, "", "count") if lowest else None
+        if not high or least is None or least >= high:
+            continue
+        minimum = replace(setting, amount=setting.amount * least / high, kind=MINIMUM)
+        out.append(replace(minimum, ranged=True))
+        out.append(replace(setting, kind=MAXIMUM, ranged=True))
     return out
+
+
+#: the lower end of a range right before its upper one, in digits without a unit ("300–"
+#: of "300–500 words", "10 to" of "10 to 20 retries", "between 300 and" of "between 300 and
+#: 500 words")
+_RANGE_LOW = re.compile(
+    r"(?<![\w.,:/#@$\\-])(?P<low>\d{1,9}+)\s{0,2}+(?:\u2013|\u2014|to\b)\s{0,2}+\Z"
+    r"|\bbetween\s{1,3}+(?P<between>\d{1,9}+)\s{1,3}+and\s{1,3}+\Z"
+)
 
 
 def _read_number(
@@ -486,6 +561,13 @@ def _read_number(
             per = _PER_AFTER.match(low, end, stop)
             if per is not None and lemma(per.group("per")) in _PER_NOUNS:
                 dimension = "count"
+        if not dimension:
+            timed = _unit_key_before(low, begin, start, end, stop)
+            if timed is not None:
+                return timed
+            named = _bare_value_before(low, begin, start, end, stop)
+            if named is not None:
+                return named
         if dimension or _code_before(low, begin, start):
             value = amount(number, "", "count")
             dimension = dimension or "count"
@@ -501,7 +583,7 @@ def _read_number(
     phrase, participles = _phrase_before(before, directive and not _starts_with_noun(before))
     forward, qualifiers = _phrase_after(after_tokens)
     qualifiers = {**(phrase.qualifiers or {}), **qualifiers}
-    owner = ""
+    owner = owner_head = ""
     modifiers: frozenset[str]
     if counted:
         head, modifiers, bound = counted, frozenset(), False
@@ -513,6 +595,7 @@ def _read_number(
                 return None
             head = "attempt"
         owner_head, owner_mods, _ = _subject(phrase.words)
+        owner_head = _OWNER_NAMES.get(owner_head, owner_head)
         owner = " ".join(sorted(owner_mods | {owner_head})) if owner_head else ""
     else:
         head, modifiers, bound = _subject(forward)
@@ -521,6 +604,7 @@ def _read_number(
                 # "batch jobs time out after 60 minutes": whose timeout it is, its owner
                 head, modifiers = phrase.verb_head, frozenset()
                 owner_head, owner_mods, _ = _subject(phrase.words)
+                owner_head = _OWNER_NAMES.get(owner_head, owner_head)
                 owner = " ".join(sorted(owner_mods | {owner_head})) if owner_head else ""
             else:
                 back_head, modifiers, back_bound = _subject(phrase.words, phrase.code)
@@ -540,6 +624,7 @@ def _read_number(
     if kind is None:
         return None
     tail = _CONTEXT_END.search(low, quantity_end, stop)
+    context = low[begin : tail.start() if tail is not None else stop]
     return OpenSetting(
         dimension,
         value,
@@ -550,7 +635,9 @@ def _read_number(
         tuple(sorted(qualifiers.items())),
         start,
         end,
-        low[begin : tail.start() if tail is not None else stop],
+        context,
+        owner_head,
+        phrase.quantified or _UNIVERSAL.search(context) is not None,
     )
 
 
@@ -563,6 +650,57 @@ def _noun_follows(low: str, at: int, stop: int) -> bool:
 def _starts_with_noun(tokens: list[str]) -> bool:
     """Whether a clause's first word is a determiner, so not an imperative's verb."""
     return bool(tokens) and tokens[0] in ("the", "a", "an", "each", "every", "our", "all")
+
+
+def _unit_key_before(low: str, begin: int, start: int, end: int, stop: int) -> OpenSetting | None:
+    """A bare number after a key in code whose last word is its unit, maybe after a comma:
+    "every job sets `timeout-minutes`, 30 at most" sets a timeout of 30 minutes, and
+    "`cacheTtlSeconds` of 60" a TTL of 60 seconds."""
+    tokens = _TOKEN.findall(low, begin, start)
+    k = len(tokens) - 1
+    while k >= 0 and (tokens[k] in _CONNECTORS or tokens[k] == ","):
+        k -= 1
+    if k < 0 or not tokens[k].startswith("`"):
+        return None
+    words = key_words(tokens[k].strip("`").rsplit(".", 1)[-1])
+    if len(words) < 2 or words[-1] not in _KEY_UNITS or any(w in _NAMING_KEYS for w in words):
+        return None
+    found = _UNITS.get(_KEY_UNITS[words[-1]])
+    if found is None:
+        return None
+    dimension, unit = found
+    value = amount(low[start:end], unit, dimension)
+    head, modifiers, bound = _subject(words[:-1], code=True)
+    kind = _kind(low, start, end, head, bound)
+    if value is None or not head or kind is None:
+        return None
+    tail = _CONTEXT_END.search(low, end, stop)
+    context = low[begin : tail.start() if tail is not None else stop]
+    return OpenSetting(dimension, value, kind, head, modifiers, "", (), start, end, context)
+
+
+#: settings whose value is a bare number, one per project whatever qualifies them ("the
+#: global random seed is 42", "Seed: 1234"), by their stems
+_BARE_VALUE_HEADS = frozenset({lemma("seed")})
+
+
+def _bare_value_before(low: str, begin: int, start: int, end: int, stop: int) -> OpenSetting | None:
+    """A bare number after the name of a setting whose value is a number by itself, with
+    only a copula or a label mark between: "Seed: 1234", "the random seed is 42"."""
+    tokens = _TOKEN.findall(low, begin, start)
+    k = len(tokens) - 1
+    while k >= 0 and tokens[k] in ("is", "=", ":", "of", "\u2014", "\u2013", "-", "to", "set"):
+        k -= 1
+    if k < 0 or k == len(tokens) - 1 or lemma(tokens[k]) not in _BARE_VALUE_HEADS:
+        return None
+    value = amount(low[start:end], "", "count")
+    if value is None:
+        return None
+    tail = _CONTEXT_END.search(low, end, stop)
+    context = low[begin : tail.start() if tail is not None else stop]
+    return OpenSetting(
+        "count", value, VALUE, lemma(tokens[k]), frozenset(), "", (), start, end, context
+    )
 
 
 def _code_before(low: str, begin: int, start: int) -> bool:
@@ -635,8 +773,28 @@ def open_settings(text: str, directive: bool = False) -> tuple[OpenSetting, ...]
     keyed = _keyed_settings(text)
     low = _lower(text.replace("**", "  ").replace("\n", " "))
     low = _NUMBER_CODE.sub(lambda m: " " + m.group(1) + " ", low)
+    low = _HYPHEN_RANGE.sub("\\1\u2013", low)  # "300-500 words" is "300–500 words"
     # a number inside a code span is read as prose only when the span is the number alone
-    return tuple(keyed) + tuple(_prose_settings(low, directive))
+    settings = tuple(keyed) + tuple(_prose_settings(low, directive))
+    if settings and _NARROWING.search(low):
+        return tuple(replace(setting, narrowed=True) for setting in settings)
+    return settings
+
+
+#: the hyphen of a range of two plain numbers before a word ("300-500 words", "2-4 hours"),
+#: not of a date, a version or a number range in code
+_HYPHEN_RANGE = re.compile(r"(?<![\w.,:/#@$\\-])(\d{1,6}+)-(?=\d{1,6}+\s{1,2}+[a-z])")
+
+
+def narrowing(text: str) -> str:
+    """The phrase of a condition narrower than its subject that a sentence states after
+    its verb ("for docs-only prs", "in the nightly pipeline", "for anything touching"), in
+    lowercase words; "" for none. Condition clauses ("when …") are left to :mod:`.scopes`."""
+    low = _lower(text.replace("`", " "))
+    for match in _NARROWING.finditer(low):
+        if match.group(0) not in ("if", "when", "whenever", "unless", "while"):
+            return " ".join(match.group(0).split())
+    return ""
 
 
 _WORD_NUMBER_HINT = re.compile(rf"\b(?:{_WORD_NUMBER})\b", re.IGNORECASE)
@@ -661,11 +819,32 @@ def _qualifiers_differ(
     return False
 
 
+def _owners_differ(a: OpenSetting, b: OpenSetting) -> bool:
+    """Whether two settings are of different owners: "PRs under 400 lines" / "functions
+    under 50 lines". A count whose owner one side leaves unsaid may be another thing's
+    count, but a count per page is one setting; "every reply" is every detailed answer's."""
+    if a.owner == b.owner or _owner_covers(a, b) or _owner_covers(b, a):
+        return False
+    return bool(a.owner and b.owner) or not a.dimension.startswith("count per")
+
+
+def _owner_covers(broad: OpenSetting, narrow: OpenSetting) -> bool:
+    """Whether ``broad`` is stated of every one of what ``narrow`` is stated of: "every
+    reply" covers "a detailed answer", "all jobs" covers "release jobs"."""
+    if not broad.universal or not broad.owner_head or broad.owner_head != narrow.owner_head:
+        return False
+    return set(broad.owner.split()) <= set(narrow.owner.split())
+
+
 def _excludes(a: OpenSetting, b: OpenSetting) -> bool:
     """Whether two values of one subject exclude each other, by their kinds."""
     if abs(a.amount - b.amount) <= 1e-9 * max(abs(a.amount), abs(b.amount), 1.0):
         return False
     kinds = {a.kind, b.kind}
+    if (a.ranged or b.ranged) and (a.kind == b.kind or VALUE in kinds):
+        # a range's end is a bound only against the other side's opposite bound: 300–500
+        # words and under 400 words overlap, and a range is often a typical value's spread
+        return False
     if a.kind == b.kind:
         return True
     by_kind = {a.kind: a.amount, b.kind: b.amount}
@@ -682,9 +861,11 @@ def settings_conflict(a: OpenSetting, b: OpenSetting, folders: tuple[str, ...] =
     own subject, not another thing."""
     if a.key != b.key or a.modifiers != b.modifiers:
         return False
-    if a.owner != b.owner and ((a.owner and b.owner) or not a.dimension.startswith("count per")):
-        # "PRs under 400 lines" / "functions under 50 lines"; a count whose owner one side
-        # leaves unsaid may be another thing's count, but a count per page is one setting
+    if _owners_differ(a, b):
+        return False
+    if a.narrowed != b.narrowed and not (b if a.narrowed else a).universal:
+        # "for docs-only PRs, 1 approval" meets "PRs need 2 approvals" only when the other
+        # side speaks of every PR
         return False
     own = frozenset(lemma(os.path.basename(os.path.normpath(f)).lower()) for f in folders if f)
     if _qualifiers_differ(a.qualifiers, b.qualifiers, own):

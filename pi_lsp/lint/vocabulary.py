@@ -280,6 +280,14 @@ def _rate_units(role: Role) -> list[str]:
     return [w for w in role.unit_words if _RATE_UNIT.search(w)]
 
 
+#: what may follow "per page" when the page is the noun counted per, not a compound's first
+#: word ("3 retries per page fetch"): a mark, the end, or a word that opens no noun
+_PAGE_ENDS = (
+    r"(?=\s*+(?:[.,;:!()]|$)|\s++(?:by|and|or|in|on|for|when|unless|if|is|are|at|to|with|"
+    r"from|max|maximum|default|so|because|since|as|but)\b)"
+)
+
+
 def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     """The patterns capturing (number, unit): subject first, or number first; for a count,
     a label or copula naming the setting before a bare number, and a unit that is itself a
@@ -302,6 +310,13 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     counted = [w for w in role.unit_words if w in role.subjects]
     if counted:
         patterns.append(_i(rf"{number}\s++({_unit_alternation(counted)}){after}"))
+    per = [s for s in role.subjects if s.startswith("per ") and len(s.split()) == 2]
+    if per:
+        # "N <plural noun> per page": whatever a page holds (loans, orders, invoices) is
+        # counted per page, so the count is the page's size
+        patterns.append(
+            _i(rf"{number}\s++([a-z]{{3,24}}+)(?<=s)\s++(?:{_unit_alternation(per)})\b{_PAGE_ENDS}")
+        )
     rates = _rate_units(role)
     if rates:
         # a rate unit names what it measures, so a bound on it is the role's limit with no
@@ -324,7 +339,9 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
         rf"\b(?:{_unit_alternation(named)})\s++(?:is|of|defaults\s++to|is\s++set\s++to|to|at)"
         rf"\s++{number}()(?![\w%]|\.\d)"
     )
-    return (*patterns, _i(label), _i(stated))
+    # or nothing but a space, when a mark ends the number: "default page size 50, maximum 200"
+    juxtaposed = rf"\b(?:{_unit_alternation(named)})\s++{number}()(?=\s*+(?:[,;)]|\.(?!\d)|$))"
+    return (*patterns, _i(label), _i(stated), _i(juxtaposed))
 
 
 #: Words too common to index an alias by ("the fetch api" is found from "fetch").
