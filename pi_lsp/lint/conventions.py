@@ -83,14 +83,26 @@ _STATED_ROLES: dict[str, re.Pattern[str]] = {
     "branch-naming": _i(r"\bbranch"),
     "string-externalisation": _i(r"\b(?:strings?|copy|text|labels?|messages?|i18n)\b"),
     "python-type-strictness": _i(r"\b(?:mypy|pyright|typ(?:e|es|ing)|annotat\w*)\b"),
+    "sql-keyword-case": _i(r"\bsql\b"),
+    "action-pinning": _i(r"\bactions?\b"),
 }
+#: the roles whose subject a section title may name for its clauses ("## Commit messages")
+_TOPIC_ROLES = frozenset({"commit-tense", "commit-convention"})
+#: a text other than a commit that a clause names: the section's topic is not its subject
+_OWN_TEXT = _i(
+    r"\b(?:changelogs?|release notes|prs?|pull requests?|merge requests?|mrs?|docs?|"
+    r"documentation|readmes?|comments?|docstrings?|issues?|tickets?|titles?|branch\w*+|"
+    r"tags?|logs?|replies|reply|answers?|responses?)\b"
+)
+#: what opens the reason or condition of a rule: the texts named after it are not its subject
+_REASON = _i(r"\b(?:so|because|since|as|unless|except|if|when)\b")
 #: the words right before a value that introduce it as what a convention is: a preposition,
 #: a verb of following or using, a copula; an article, a possessive or "them in the" between
 _LED = re.compile(
     r"(?<=\w):\s++[`*_\"'\x1a]{0,2}+$|"
     r"\b(?:in|with|via|using|by|through|follows?|following|uses?|prefers?|adopts?|is|are|"
     r"against|into|onto|targets?|after)\s++"
-    r"(?:(?:the|a|an|our|your|them|it|in|[\w.-]++['\u2019]s)\s++){0,3}+"
+    r"(?:(?:the|a|an|our|your|their|its|them|it|in|[\w.-]++['\u2019]s)\s++){0,3}+"
     r"[`*_\"'\x1a]{0,2}+$",
     re.IGNORECASE,
 )
@@ -140,7 +152,9 @@ _DOCS = re.compile(
 _WINDOW = 200
 
 
-def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) -> list[Stated]:
+def _stated_values(
+    clause: str, masked: str, found: Sequence[vocabulary.Found], topic: str = ""
+) -> list[Stated]:
     out: list[Stated] = []
     negated = cues.NEGATED_START.match(masked) is not None
     first_end = found[0].end if found else 0
@@ -153,7 +167,9 @@ def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) 
         if subject is None or hit.start >= cut:
             continue
         if name not in named:
-            named[name] = subject.search(masked) is not None
+            named[name] = subject.search(masked) is not None or (
+                name in _TOPIC_ROLES and subject.search(topic) is not None
+            )
         if not named[name]:
             continue
         # what comes before a value is read in a window, so a clause naming many values costs
@@ -685,11 +701,12 @@ _PICTOGRAPH = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff]\ufe0f?+")
 #: an imperative that shapes what the agent writes back: how a reply, a report or the end of a
 #: task looks
 _OUTPUT_RULE = _i(
-    r"^\W*+(?:always\s++)?(?:start|begin|end|finish|close|open|mark|prefix|label|report|"
+    r"^\W*+(?:always\s++)?(?:start|begin|end|finish|close|open|mark|tick|prefix|label|report|"
     r"summari[sz]e|answer|reply|respond)\b"
 )
 _OUTPUT_WORDS = _i(
-    r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?)\b"
+    r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?|steps?|"
+    r"progress)\b"
 )
 #: what else emoji may mark: commits and PRs (gitmoji is :data:`commit-emoji`), documents, a
 #: file ("Mark completed tasks in `ROADMAP.md` with ✅")
@@ -699,16 +716,57 @@ _OTHER_TEXT = _i(
 )
 
 
+#: a quoted string: an emoji in it is text the rule quotes (a UI label), not one it asks for
+_QUOTED = re.compile('"[^"\n]*+"|\u201c[^\u201d\n]*+\u201d')
+
+
+def _unquoted(masked: str) -> str:
+    return _QUOTED.sub(lambda m: CODE_MASK * len(m.group(0)), masked)
+
+
 def _emoji_markers(masked: str) -> list[Stated]:
     """A rule that marks the agent's own output with emoji ("End every task with a status list
-    using ✅ for done and ❌ for blocked") prefers emoji in replies, as one that names them
-    does ("Start every reply with a status emoji")."""
+    using ✅ for done and ❌ for blocked", "Mark each finished step with ✅ in your progress
+    notes") prefers emoji in replies, as one that names them does ("Start every reply with a
+    status emoji"). An emoji in code or in quotes is text quoted, not one asked for."""
     if _OUTPUT_RULE.match(masked) is None or _OTHER_TEXT.search(masked):
         return []
-    found = _PICTOGRAPH.search(masked)
+    found = _PICTOGRAPH.search(_unquoted(masked))
     if found is None or _OUTPUT_WORDS.search(masked) is None:
         return []
     return [_value("emoji-policy", "emoji", "prefer", *found.span())]
+
+
+#: a rule against emoji that names no place: all the agent writes, its replies among it
+#: ("Never use emoji.", "No emoji, anywhere.")
+_EMOJI_EVERYWHERE = _i(
+    r"^\W*+(?:no|never|don['\u2019]?t|do not|avoid)\s++(?:(?:use|add|put|write|include|any)\s++)"
+    r"{0,2}+(emojis?)\b(?:[\s,]++(?:anywhere|at all|ever|whatsoever|please))?+[\s.!;]*+$"
+)
+#: agent output allowed to carry emoji ("Status updates may use emoji for quick scanning")
+_EMOJI_ALLOWED = _i(
+    r"^\W*+(?:your\s++|the\s++)?(?:(?:status|progress)\s++(?:updates?|notes?|reports?)|"
+    r"repl(?:y|ies)|answers?|responses?|summar(?:y|ies))\s++(?:may|can)\s++"
+    r"(?:use|include|contain|carry|have)\s++(emojis?)\b"
+)
+
+
+def _emoji_everywhere(masked: str) -> list[Stated]:
+    found = _EMOJI_EVERYWHERE.match(masked)
+    if found is None:
+        return []
+    return [_value("emoji-policy", "emoji", "reject", *found.span(1))]
+
+
+def emoji_allowed(clause: str, masked: str | None = None) -> list[Stated]:
+    """A permission for emoji in the agent's own output, read where a hedge ("may", "can")
+    keeps every other shape of this module from reading a choice: it allows what a rule
+    against emoji in replies forbids."""
+    masked = clause if masked is None or len(masked) != len(clause) else masked
+    found = _EMOJI_ALLOWED.match(masked)
+    if found is None or _OTHER_TEXT.search(masked) or _EMOJI_TURN.search(masked):
+        return []
+    return [_value("emoji-policy", "emoji", "prefer", *found.span(1))]
 
 
 # --- dates written by example ----------------------------------------------------------------
@@ -749,7 +807,7 @@ _HINT = re.compile(
     r"rispond|antwoord|schreib|escrib|scriv|escrev|emoji|contest|kommuni|communi|parl|habl|"
     r"sprich|sprech|rede|formul|[ée]cri|spreek|schrijf|redact|r[ée]dig|fal[ae]|speak|talk|"
     r"[\uac00-\ud7af]|\u043e\u0442\u0432\u0435|repl|answer|\u043f\u0438\u0448|\u043e\u0431\u0449|[\u3040-\u30ff\u4e00-\u9fff]|colou?r|"
-    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|[\u2600-\u27bf\U0001f300-\U0001faff]",
+    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|\bsql\b|\bactions?\b|[\u2600-\u27bf\U0001f300-\U0001faff]",
     re.IGNORECASE,
 )
 
@@ -763,14 +821,22 @@ def off_topic(dimension: str, masked: str) -> bool:
     return False
 
 
-def read_conventions(clause: str, masked: str | None = None, ruled: bool = True) -> list[Stated]:
+def read_conventions(
+    clause: str, masked: str | None = None, ruled: bool = True, context: str = ""
+) -> list[Stated]:
     """The choices the shapes of this module read in one clause (see the module docstring);
-    ``ruled`` false (a question, narrative, a hedge, a clause opened by a scope) reads none."""
+    ``ruled`` false (a question, narrative, a hedge, a clause opened by a scope) reads none.
+    ``context`` is the titles of the section the clause is in: under "## Commit messages",
+    "Subject in the imperative mood" speaks of commits, as long as the clause names no other
+    text of its own (a changelog, a PR)."""
     masked = clause if masked is None or len(masked) != len(clause) else masked
-    if not ruled or _HINT.search(masked) is None:
+    if not ruled or (_HINT.search(masked) is None and _HINT.search(context) is None):
         return []
-    found = vocabulary.current().find(clause, masked)
-    out = _stated_values(clause, masked, found)
+    reason = _REASON.search(masked)
+    head = masked[: reason.start()] if reason is not None else masked
+    topic = context if context and _OWN_TEXT.search(head) is None else ""
+    found = vocabulary.current().find(clause, masked, topic)
+    out = _stated_values(clause, masked, found, topic)
     out += _config_settings(clause, masked, found)
     out += _reply_language(clause, masked)
     out += _spelling_examples(clause, masked)
@@ -778,6 +844,7 @@ def read_conventions(clause: str, masked: str | None = None, ruled: bool = True)
     out += _commit_emoji(clause, masked)
     out += _branch_pattern(clause, masked)
     out += _emoji_markers(masked)
+    out += _emoji_everywhere(masked)
     out += _date_example(clause)
     seen: set[tuple[str, str, str]] = set()
     unique: list[Stated] = []
