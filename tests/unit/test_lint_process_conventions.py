@@ -186,3 +186,55 @@ def test_a_sha_pin_and_a_tag_for_actions_conflict(root: str, nested: str) -> Non
 )
 def test_tags_of_other_things_or_agreeing_pins_are_silent(nested: str) -> None:
     assert _conflicts("Pin actions to a full commit SHA.", nested) == []
+
+
+# --- primary key type -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("root", "nested"),
+    [
+        ("Primary keys are UUIDv7, generated in the application.", "Primary keys are `bigserial`."),
+        (
+            "Primary keys are UUIDv4.",
+            "Tables use `bigint GENERATED ALWAYS AS IDENTITY` primary keys.",
+        ),
+        ("Use UUIDv7 primary keys.", "Primary keys are identity columns."),
+    ],
+)
+def test_a_uuid_key_and_an_identity_key_conflict(root: str, nested: str) -> None:
+    assert _conflicts(root, nested) == ["id-format"]
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "Primary keys are UUIDv7 here too.",
+        "Invoice numbers come from a database sequence.",
+        "A UUIDv7 library is vendored in `third_party/`.",
+    ],
+)
+def test_agreeing_keys_or_other_numbers_are_silent(nested: str) -> None:
+    assert _conflicts("Primary keys are UUIDv7.", nested) == []
+
+
+# --- timestamp column type ------------------------------------------------------------------
+
+
+def test_a_zoned_and_a_zoneless_timestamp_column_conflict() -> None:
+    assert _conflicts(
+        "Every timestamp column is `timestamptz`.",
+        "Times are stored as `timestamp without time zone`, always in UTC.",
+    ) == ["timestamp-column-type"]
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "Never use `timestamp without time zone`.",
+        "Times are stored as `timestamp with time zone`.",
+        "Log lines carry a timestamp with the time zone offset.",
+    ],
+)
+def test_agreeing_timestamp_columns_are_silent(nested: str) -> None:
+    assert _conflicts("Every timestamp column is `timestamptz`.", nested) == []
