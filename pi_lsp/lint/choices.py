@@ -94,7 +94,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump|"
+    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|terminate|return|bump|"
     r"replace|favou?r|opt\s++for)\b"
 )
 _DIRECTIVE = re.compile(_LEAD + _VERBS, re.IGNORECASE)

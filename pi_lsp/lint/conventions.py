@@ -694,6 +694,22 @@ def _reply_headings(clause: str, masked: str) -> list[Stated]:
     return []
 
 
+#: a table the end of a turn is to hold ("end every task with a Markdown table: file, change")
+_REPLY_TABLE = _i(r"\bwith\s++an?\s++(?:(?:short|small|markdown|summary)\s++){0,2}+(tables?)\b")
+
+
+def _reply_table(masked: str) -> list[Stated]:
+    """The end of every turn set as a table asks for a Markdown table in the reply, as
+    "finish every task with a `## Summary` heading" asks for a heading; a table in a PR, a
+    file or the docs is their own."""
+    if _REPLY_END.search(masked) is None or _ARTEFACT.search(masked) or _OTHER_TEXT.search(masked):
+        return []
+    found = _REPLY_TABLE.search(masked)
+    if found is None or cues.NEGATION.search(masked, 0, found.start()):
+        return []
+    return [_value("response-format", "Markdown tables", "prefer", *found.span(1))]
+
+
 # --- emoji written into the agent's own output ------------------------------------------------
 
 #: an emoji pictograph (dingbats, misc symbols, pictographs), maybe with its variation selector
@@ -807,7 +823,7 @@ _HINT = re.compile(
     r"rispond|antwoord|schreib|escrib|scriv|escrev|emoji|contest|kommuni|communi|parl|habl|"
     r"sprich|sprech|rede|formul|[ée]cri|spreek|schrijf|redact|r[ée]dig|fal[ae]|speak|talk|"
     r"[\uac00-\ud7af]|\u043e\u0442\u0432\u0435|repl|answer|\u043f\u0438\u0448|\u043e\u0431\u0449|[\u3040-\u30ff\u4e00-\u9fff]|colou?r|"
-    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|\bsql\b|\bactions?\b|[\u2600-\u27bf\U0001f300-\U0001faff]",
+    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|\bsql\b|\bactions?\b|\btables?\b|[\u2600-\u27bf\U0001f300-\U0001faff]",
     re.IGNORECASE,
 )
 
@@ -841,6 +857,7 @@ def read_conventions(
     out += _reply_language(clause, masked)
     out += _spelling_examples(clause, masked)
     out += _reply_headings(clause, masked)
+    out += _reply_table(masked)
     out += _commit_emoji(clause, masked)
     out += _branch_pattern(clause, masked)
     out += _emoji_markers(masked)

@@ -238,3 +238,39 @@ def test_a_zoned_and_a_zoneless_timestamp_column_conflict() -> None:
 )
 def test_agreeing_timestamp_columns_are_silent(nested: str) -> None:
     assert _conflicts("Every timestamp column is `timestamptz`.", nested) == []
+
+
+# --- verbs of ending ------------------------------------------------------------------------
+
+
+def test_terminating_statements_with_a_semicolon_chooses_semicolons() -> None:
+    assert _conflicts(
+        "No semicolons; Prettier runs with `semi: false`.",
+        "Always terminate statements with a semicolon.",
+    ) == ["semicolons"]
+    assert _conflicts("No semicolons.", "Terminate the worker process with SIGTERM.") == []
+    assert _conflicts("No semicolons.", "Terminate every statement with a semicolon, too.") != []
+
+
+# --- a table at the end of every turn -------------------------------------------------------
+
+
+def test_a_table_closing_every_task_meets_a_rule_against_tables_in_replies() -> None:
+    assert _agent_conflicts(
+        "Write answers as prose; do not use tables in replies.",
+        "End every task with a Markdown table: file, change, reason.",
+    ) == ["response-format"]
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        "End each PR description with a table of changes.",
+        "Finish every task with a table in `CHANGES.md`.",
+        "Finish every task with a table in the docs.",
+        "End every task without a table.",
+        "API responses are cached in Postgres tables.",
+    ],
+)
+def test_tables_elsewhere_or_refused_are_silent(project: str) -> None:
+    assert _agent_conflicts("Do not use tables in replies.", project) == []
