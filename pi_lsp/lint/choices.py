@@ -901,17 +901,17 @@ def _with_conventions(
         masked.rstrip().endswith("?")
         or _SCOPED.match(masked)
         or _PLACE_REFERRED.search(masked)
-        or _HEDGE_ANYWHERE.search(masked)
         or _NARRATIVE.search(masked)
     )
-    hedged = _HEDGE.search(masked) is not None
+    hedged = _HEDGE.search(masked) is not None or _HEDGE_ANYWHERE.search(masked) is not None
     ruled = not (unruled or hedged)
     if any(conventions.off_topic(c.dimension, masked) for c in choices):
         choices = [c for c in choices if not conventions.off_topic(c.dimension, masked)]
     stated = conventions.read_conventions(clause, masked, ruled, context)
     if hedged and not unruled:
-        # a permission the hedge states is a reading of its own ("replies may use emoji")
-        stated += conventions.emoji_allowed(clause, masked)
+        # a permission the hedge states is a reading of its own ("replies may use emoji",
+        # "feel free to be chatty in your replies")
+        stated += conventions.permitted(clause, masked)
     if not stated:
         return choices
     known = {(c.dimension, c.value) for c in choices}

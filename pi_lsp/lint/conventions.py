@@ -785,6 +785,41 @@ def emoji_allowed(clause: str, masked: str | None = None) -> list[Stated]:
     return [_value("emoji-policy", "emoji", "prefer", *found.span(1))]
 
 
+#: a permission given to the agent ("feel free to …", "you may …", "you're welcome to …")
+_PERMISSION = _i(
+    r"^\W*+(?:(?:feel free|you(?:['\u2019]re| are) welcome|it['\u2019]s fine)\s++to|"
+    r"you\s++(?:may|can))\b"
+)
+#: a verb that leaves out what it names ("feel free to skip the jokes")
+_LEFT_OUT = _i(r"\b(?:skip|omit|drop|leave\s++out|cut|remove|avoid|forgo)\b")
+#: the roles of how the agent answers, where a permission allows what another rule forbids
+_ANSWER_ROLES = frozenset({"response-tone", "emoji-policy", "response-format"})
+
+
+def permitted(clause: str, masked: str | None = None) -> list[Stated]:
+    """What a hedged clause allows the agent in its answers, read where a hedge keeps every
+    other shape of this module from reading a choice: "Status updates may use emoji", "Feel
+    free to be chatty in your replies". An allowance meets a rule against the same value, or
+    one for another value of the role (a formal tone); one that names an exception ("only",
+    "except") or is negated allows nothing whole."""
+    masked = clause if masked is None or len(masked) != len(clause) else masked
+    if _EMOJI_TURN.search(masked) or cues.NEGATED_START.match(masked):
+        return []
+    out = emoji_allowed(clause, masked)
+    if _PERMISSION.match(masked) is None or _OTHER_TEXT.search(masked):
+        return out
+    for hit in vocabulary.current().find(clause, masked):
+        if hit.dimension.name not in _ANSWER_ROLES:
+            continue
+        window = max(0, hit.start - _WINDOW)
+        if cues.NEGATION.search(masked, window, hit.start) or _LEFT_OUT.search(
+            masked, window, hit.start
+        ):
+            continue
+        out.append(Stated(hit.dimension.name, hit.value, "prefer", hit.start, hit.end, hit.group))
+    return out
+
+
 # --- dates written by example ----------------------------------------------------------------
 
 _MONTH = (

@@ -274,3 +274,37 @@ def test_a_table_closing_every_task_meets_a_rule_against_tables_in_replies() -> 
 )
 def test_tables_elsewhere_or_refused_are_silent(project: str) -> None:
     assert _agent_conflicts("Do not use tables in replies.", project) == []
+
+
+# --- a permission for the way the agent answers ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("global_text", "project", "dimension"),
+    [
+        (
+            "Use a neutral, professional tone; no jokes.",
+            "Feel free to be chatty and use jokes in your replies here.",
+            "response-tone",
+        ),
+        ("No emoji in replies.", "Feel free to use emoji in replies.", "emoji-policy"),
+    ],
+)
+def test_an_allowance_meets_a_rule_against_it(
+    global_text: str, project: str, dimension: str
+) -> None:
+    assert _agent_conflicts(global_text, project) == [dimension]
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        "Feel free to skip the jokes in replies.",
+        "You may tell jokes in the release notes.",
+        "You can make the reply casual only for internal chats.",
+        "Feel free to use a formal tone in replies.",
+        "Feel free to ask before you start.",
+    ],
+)
+def test_allowances_that_leave_out_agree_or_limit_are_silent(project: str) -> None:
+    assert _agent_conflicts("Use a formal tone in replies.", project) == []
