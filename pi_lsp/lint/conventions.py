@@ -648,6 +648,26 @@ def _branch_pattern(clause: str, masked: str) -> list[Stated]:
     return [_value("branch-naming", value, "prefer", start, end)]
 
 
+# --- a convention named as the title of its examples ----------------------------------------
+
+#: the roles whose value may title its examples ("Conventional Commits: `feat(cli): add x`")
+_TITLED_ROLES = frozenset({"commit-convention"})
+#: what may stand before the title: marks and blanks; after it, a colon and code
+_TITLE_LEAD = re.compile(r"[\s*_>\-+\d.)]*+")
+_TITLE_TAIL = re.compile(r"[*_]*+\s*+:\s*+\x1a")
+
+
+def _titled_examples(masked: str, found: Sequence[vocabulary.Found]) -> list[Stated]:
+    """A convention named as the title of code examples of it is the convention chosen; a
+    name before anything else than code is a label of something else."""
+    for hit in found:
+        if hit.dimension.name not in _TITLED_ROLES:
+            continue
+        if _TITLE_LEAD.fullmatch(masked, 0, hit.start) and _TITLE_TAIL.match(masked, hit.end):
+            return [Stated(hit.dimension.name, hit.value, "prefer", hit.start, hit.end, hit.group)]
+    return []
+
+
 # --- emoji in commit messages ----------------------------------------------------------------
 
 _EMOJI_REJECTED = re.compile(
@@ -888,6 +908,7 @@ def read_conventions(
     topic = context if context and _OWN_TEXT.search(head) is None else ""
     found = vocabulary.current().find(clause, masked, topic)
     out = _stated_values(clause, masked, found, topic)
+    out += _titled_examples(masked, found)
     out += _config_settings(clause, masked, found)
     out += _reply_language(clause, masked)
     out += _spelling_examples(clause, masked)

@@ -308,3 +308,27 @@ def test_an_allowance_meets_a_rule_against_it(
 )
 def test_allowances_that_leave_out_agree_or_limit_are_silent(project: str) -> None:
     assert _agent_conflicts("Use a formal tone in replies.", project) == []
+
+
+# --- a commit convention by its title or its parts ------------------------------------------
+
+
+def test_a_convention_titling_its_examples_and_a_bracketed_component_conflict() -> None:
+    root = "# R\n\n## Commit messages\n\n- Conventional Commits: `feat(cli): add x`, `fix: y`.\n"
+    nested = (
+        "# P\n\n## Commits here\n\n"
+        "- Prefix the subject with the component in square brackets: `[cli] Added x`.\n"
+    )
+    assert _section_conflicts(root, nested) == ["commit-convention"]
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "Gitmoji: not used here, see `docs/commits.md`.",
+        "Conventional Commits: `feat(cli): add x` is the shape.",
+        "Tag the component in square brackets in the PR title: `[cli] Fix x`.",
+    ],
+)
+def test_a_title_before_other_words_or_a_pr_title_is_silent(nested: str) -> None:
+    assert _conflicts("Follow Conventional Commits.", nested) == []
