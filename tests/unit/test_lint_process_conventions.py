@@ -332,3 +332,26 @@ def test_a_convention_titling_its_examples_and_a_bracketed_component_conflict() 
 )
 def test_a_title_before_other_words_or_a_pr_title_is_silent(nested: str) -> None:
     assert _conflicts("Follow Conventional Commits.", nested) == []
+
+
+# --- Go error wrapping by its import path ---------------------------------------------------
+
+
+def test_pkg_errors_named_by_its_import_path_or_its_call_is_pkg_errors() -> None:
+    assert _conflicts(
+        "Wrap errors with `fmt.Errorf` and `%w`.",
+        "Wrap errors with `errors.Wrap(err, ctx)` from `github.com/pkg/errors`.",
+    ) == ["go-error-wrapping"]
+    assert (
+        _conflicts(
+            "Wrap errors with `fmt.Errorf` and `%w`.",
+            "`github.com/pkg/errors` is archived upstream.",
+        )
+        == []
+    )
+    assert (
+        _conflicts(
+            "Wrap errors with `fmt.Errorf` and `%w`.", "Do not import `github.com/pkg/errors`."
+        )
+        == []
+    )
