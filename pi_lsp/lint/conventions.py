@@ -753,7 +753,7 @@ _OTHER_TEXT = _i(
 
 
 #: a quoted string: an emoji in it is text the rule quotes (a UI label), not one it asks for
-_QUOTED = re.compile('"[^"\n]*+"|\u201c[^\u201d\n]*+\u201d')
+_QUOTED = re.compile('"[^"\n]*+"|\u201c[^\u201c\u201d\n]*+\u201d')
 
 
 def _unquoted(masked: str) -> str:
