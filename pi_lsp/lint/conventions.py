@@ -88,6 +88,8 @@ _STATED_ROLES: dict[str, re.Pattern[str]] = {
 }
 #: the roles whose subject a section title may name for its clauses ("## Commit messages")
 _TOPIC_ROLES = frozenset({"commit-tense", "commit-convention"})
+#: a section title that names the subject of :data:`_TOPIC_ROLES`
+_TOPIC = _i(r"\bcommit")
 #: a text other than a commit that a clause names: the section's topic is not its subject
 _OWN_TEXT = _i(
     r"\b(?:changelogs?|release notes|prs?|pull requests?|merge requests?|mrs?|docs?|"
@@ -901,7 +903,7 @@ def read_conventions(
     "Subject in the imperative mood" speaks of commits, as long as the clause names no other
     text of its own (a changelog, a PR)."""
     masked = clause if masked is None or len(masked) != len(clause) else masked
-    if not ruled or (_HINT.search(masked) is None and _HINT.search(context) is None):
+    if not ruled or (_HINT.search(masked) is None and _TOPIC.search(context) is None):
         return []
     reason = _REASON.search(masked)
     head = masked[: reason.start()] if reason is not None else masked
