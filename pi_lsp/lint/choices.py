@@ -95,7 +95,7 @@ _VERBS = (
     r"(?:use|using|run|running|prefer|write|format|choose|pick|install|indent|respond|reply|"
     r"answer|target|stick|adopt|default|keep|set|limit|wrap|enforce|follow|execute|invoke|"
     r"lint|test|build|add|call|communicate|speak|manage|code|go|rely|switch|migrate|work|"
-    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|return|bump|"
+    r"develop|launch|start|configure|apply|only|pin|give|name|end(?!-)|terminate|return|bump|"
     r"replace|favou?r|opt\s++for|"
     # "base your PRs on `develop`": the noun "base" is no verb
     r"base(?=\s++(?:your\s++|all\s++|the\s++|every\s++|each\s++)?(?:prs?|pull\s++requests?|"
@@ -364,9 +364,10 @@ _MODIFIER_AFTER = re.compile(
     r"website|site|blog|handbook|manual|changelog|release notes|issue tracker|authors)\b",
     re.IGNORECASE,
 )
-#: past-tense narrative: what happened, not what to do
+#: past-tense narrative: what happened, not what to do; "what was done" after a verb of
+#: describing is the content a rule asks for ("describe what was done"), not narrative
 _NARRATIVE = re.compile(
-    r"\b(?:used to|was|were|had|has been|have been|previously|formerly|originally|"
+    r"\b(?:used to|(?<!\bwhat\s)(?:was|were|had|has been|have been)|previously|formerly|originally|"
     r"historically|last (?:year|month|week|quarter|release|sprint)|ago|until recently|"
     r"in the past(?!\s++tense)|back then|at first|migrated|moved|switched|replaced|converted|"
     r"introduced|adopted|dropped|removed|started|decided)\b",
@@ -950,23 +951,30 @@ def read_choices(
     tense", "`tsconfig.json` sets `"strict": false`", "Antworte auf Deutsch")."""
     masked = clause if masked is None else masked
     choices = _catalogue_choices(clause, masked, folder, context)
-    return _with_conventions(choices, clause, masked)
+    return _with_conventions(choices, clause, masked, context)
 
 
-def _with_conventions(choices: list[Choice], clause: str, masked: str) -> list[Choice]:
+def _with_conventions(
+    choices: list[Choice], clause: str, masked: str, context: str = ""
+) -> list[Choice]:
     """``choices`` and the convention shapes' choices of the same clause, where it is a rule:
-    not a question, narrative, a hedge, or a clause opened by a scope."""
-    ruled = not (
+    not a question, narrative, a hedge, or a clause opened by a scope. ``context`` is the
+    titles of the section the clause is in (see :func:`.conventions.read_conventions`)."""
+    unruled = (
         masked.rstrip().endswith("?")
         or _SCOPED.match(masked)
         or _PLACE_REFERRED.search(masked)
-        or _HEDGE_ANYWHERE.search(masked)
-        or _HEDGE.search(masked)
         or _NARRATIVE.search(masked)
     )
+    hedged = _HEDGE.search(masked) is not None or _HEDGE_ANYWHERE.search(masked) is not None
+    ruled = not (unruled or hedged)
     if any(conventions.off_topic(c.dimension, masked) for c in choices):
         choices = [c for c in choices if not conventions.off_topic(c.dimension, masked)]
-    stated = conventions.read_conventions(clause, masked, ruled)
+    stated = conventions.read_conventions(clause, masked, ruled, context)
+    if hedged and not unruled:
+        # a permission the hedge states is a reading of its own ("replies may use emoji",
+        # "feel free to be chatty in your replies")
+        stated += conventions.permitted(clause, masked)
     if not stated:
         return choices
     known = {(c.dimension, c.value) for c in choices}

@@ -83,14 +83,28 @@ _STATED_ROLES: dict[str, re.Pattern[str]] = {
     "branch-naming": _i(r"\bbranch"),
     "string-externalisation": _i(r"\b(?:strings?|copy|text|labels?|messages?|i18n)\b"),
     "python-type-strictness": _i(r"\b(?:mypy|pyright|typ(?:e|es|ing)|annotat\w*)\b"),
+    "sql-keyword-case": _i(r"\bsql\b"),
+    "action-pinning": _i(r"\bactions?\b"),
 }
+#: the roles whose subject a section title may name for its clauses ("## Commit messages")
+_TOPIC_ROLES = frozenset({"commit-tense", "commit-convention"})
+#: a section title that names the subject of :data:`_TOPIC_ROLES`
+_TOPIC = _i(r"\bcommit")
+#: a text other than a commit that a clause names: the section's topic is not its subject
+_OWN_TEXT = _i(
+    r"\b(?:changelogs?|release notes|prs?|pull requests?|merge requests?|mrs?|docs?|"
+    r"documentation|readmes?|comments?|docstrings?|issues?|tickets?|titles?|branch\w*+|"
+    r"tags?|logs?|replies|reply|answers?|responses?)\b"
+)
+#: what opens the reason or condition of a rule: the texts named after it are not its subject
+_REASON = _i(r"\b(?:so|because|since|as|unless|except|if|when)\b")
 #: the words right before a value that introduce it as what a convention is: a preposition,
 #: a verb of following or using, a copula; an article, a possessive or "them in the" between
 _LED = re.compile(
     r"(?<=\w):\s++[`*_\"'\x1a]{0,2}+$|"
     r"\b(?:in|with|via|using|by|through|follows?|following|uses?|prefers?|adopts?|is|are|"
     r"against|into|onto|targets?|after)\s++"
-    r"(?:(?:the|a|an|our|your|them|it|in|[\w.-]++['\u2019]s)\s++){0,3}+"
+    r"(?:(?:the|a|an|our|your|their|its|them|it|in|[\w.-]++['\u2019]s)\s++){0,3}+"
     r"[`*_\"'\x1a]{0,2}+$",
     re.IGNORECASE,
 )
@@ -140,7 +154,9 @@ _DOCS = re.compile(
 _WINDOW = 200
 
 
-def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) -> list[Stated]:
+def _stated_values(
+    clause: str, masked: str, found: Sequence[vocabulary.Found], topic: str = ""
+) -> list[Stated]:
     out: list[Stated] = []
     negated = cues.NEGATED_START.match(masked) is not None
     first_end = found[0].end if found else 0
@@ -153,7 +169,9 @@ def _stated_values(clause: str, masked: str, found: Sequence[vocabulary.Found]) 
         if subject is None or hit.start >= cut:
             continue
         if name not in named:
-            named[name] = subject.search(masked) is not None
+            named[name] = subject.search(masked) is not None or (
+                name in _TOPIC_ROLES and subject.search(topic) is not None
+            )
         if not named[name]:
             continue
         # what comes before a value is read in a window, so a clause naming many values costs
@@ -632,6 +650,26 @@ def _branch_pattern(clause: str, masked: str) -> list[Stated]:
     return [_value("branch-naming", value, "prefer", start, end)]
 
 
+# --- a convention named as the title of its examples ----------------------------------------
+
+#: the roles whose value may title its examples ("Conventional Commits: `feat(cli): add x`")
+_TITLED_ROLES = frozenset({"commit-convention"})
+#: what may stand before the title: marks and blanks; after it, a colon and code
+_TITLE_LEAD = re.compile(r"[\s*_>\-+\d.)]*+")
+_TITLE_TAIL = re.compile(r"[*_]*+\s*+:\s*+\x1a")
+
+
+def _titled_examples(masked: str, found: Sequence[vocabulary.Found]) -> list[Stated]:
+    """A convention named as the title of code examples of it is the convention chosen; a
+    name before anything else than code is a label of something else."""
+    for hit in found:
+        if hit.dimension.name not in _TITLED_ROLES:
+            continue
+        if _TITLE_LEAD.fullmatch(masked, 0, hit.start) and _TITLE_TAIL.match(masked, hit.end):
+            return [Stated(hit.dimension.name, hit.value, "prefer", hit.start, hit.end, hit.group)]
+    return []
+
+
 # --- emoji in commit messages ----------------------------------------------------------------
 
 _EMOJI_REJECTED = re.compile(
@@ -678,6 +716,22 @@ def _reply_headings(clause: str, masked: str) -> list[Stated]:
     return []
 
 
+#: a table the end of a turn is to hold ("end every task with a Markdown table: file, change")
+_REPLY_TABLE = _i(r"\bwith\s++an?\s++(?:(?:short|small|markdown|summary)\s++){0,2}+(tables?)\b")
+
+
+def _reply_table(masked: str) -> list[Stated]:
+    """The end of every turn set as a table asks for a Markdown table in the reply, as
+    "finish every task with a `## Summary` heading" asks for a heading; a table in a PR, a
+    file or the docs is their own."""
+    if _REPLY_END.search(masked) is None or _ARTEFACT.search(masked) or _OTHER_TEXT.search(masked):
+        return []
+    found = _REPLY_TABLE.search(masked)
+    if found is None or cues.NEGATION.search(masked, 0, found.start()):
+        return []
+    return [_value("response-format", "Markdown tables", "prefer", *found.span(1))]
+
+
 # --- emoji written into the agent's own output ------------------------------------------------
 
 #: an emoji pictograph (dingbats, misc symbols, pictographs), maybe with its variation selector
@@ -685,11 +739,12 @@ _PICTOGRAPH = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff]\ufe0f?+")
 #: an imperative that shapes what the agent writes back: how a reply, a report or the end of a
 #: task looks
 _OUTPUT_RULE = _i(
-    r"^\W*+(?:always\s++)?(?:start|begin|end|finish|close|open|mark|prefix|label|report|"
+    r"^\W*+(?:always\s++)?(?:start|begin|end|finish|close|open|mark|tick|prefix|label|report|"
     r"summari[sz]e|answer|reply|respond)\b"
 )
 _OUTPUT_WORDS = _i(
-    r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?)\b"
+    r"\b(?:repl(?:y|ies)|answers?|responses?|reports?|summar(?:y|ies)|status|tasks?|steps?|"
+    r"progress)\b"
 )
 #: what else emoji may mark: commits and PRs (gitmoji is :data:`commit-emoji`), documents, a
 #: file ("Mark completed tasks in `ROADMAP.md` with ✅")
@@ -699,16 +754,92 @@ _OTHER_TEXT = _i(
 )
 
 
+#: a quoted string: an emoji in it is text the rule quotes (a UI label), not one it asks for
+_QUOTED = re.compile('"[^"\n]*+"|\u201c[^\u201c\u201d\n]*+\u201d')
+
+
+def _unquoted(masked: str) -> str:
+    return _QUOTED.sub(lambda m: CODE_MASK * len(m.group(0)), masked)
+
+
 def _emoji_markers(masked: str) -> list[Stated]:
     """A rule that marks the agent's own output with emoji ("End every task with a status list
-    using ✅ for done and ❌ for blocked") prefers emoji in replies, as one that names them
-    does ("Start every reply with a status emoji")."""
+    using ✅ for done and ❌ for blocked", "Mark each finished step with ✅ in your progress
+    notes") prefers emoji in replies, as one that names them does ("Start every reply with a
+    status emoji"). An emoji in code or in quotes is text quoted, not one asked for."""
     if _OUTPUT_RULE.match(masked) is None or _OTHER_TEXT.search(masked):
         return []
-    found = _PICTOGRAPH.search(masked)
+    found = _PICTOGRAPH.search(_unquoted(masked))
     if found is None or _OUTPUT_WORDS.search(masked) is None:
         return []
     return [_value("emoji-policy", "emoji", "prefer", *found.span())]
+
+
+#: a rule against emoji that names no place: all the agent writes, its replies among it
+#: ("Never use emoji.", "No emoji, anywhere.")
+_EMOJI_EVERYWHERE = _i(
+    r"^\W*+(?:no|never|don['\u2019]?t|do not|avoid)\s++(?:(?:use|add|put|write|include|any)\s++)"
+    r"{0,2}+(emojis?)\b(?:[\s,]++(?:anywhere|at all|ever|whatsoever|please))?+[\s.!;]*+$"
+)
+#: agent output allowed to carry emoji ("Status updates may use emoji for quick scanning")
+_EMOJI_ALLOWED = _i(
+    r"^\W*+(?:your\s++|the\s++)?(?:(?:status|progress)\s++(?:updates?|notes?|reports?)|"
+    r"repl(?:y|ies)|answers?|responses?|summar(?:y|ies))\s++(?:may|can)\s++"
+    r"(?:use|include|contain|carry|have)\s++(emojis?)\b"
+)
+
+
+def _emoji_everywhere(masked: str) -> list[Stated]:
+    found = _EMOJI_EVERYWHERE.match(masked)
+    if found is None:
+        return []
+    return [_value("emoji-policy", "emoji", "reject", *found.span(1))]
+
+
+def emoji_allowed(clause: str, masked: str | None = None) -> list[Stated]:
+    """A permission for emoji in the agent's own output, read where a hedge ("may", "can")
+    keeps every other shape of this module from reading a choice: it allows what a rule
+    against emoji in replies forbids."""
+    masked = clause if masked is None or len(masked) != len(clause) else masked
+    found = _EMOJI_ALLOWED.match(masked)
+    if found is None or _OTHER_TEXT.search(masked) or _EMOJI_TURN.search(masked):
+        return []
+    return [_value("emoji-policy", "emoji", "prefer", *found.span(1))]
+
+
+#: a permission given to the agent ("feel free to …", "you may …", "you're welcome to …")
+_PERMISSION = _i(
+    r"^\W*+(?:(?:feel free|you(?:['\u2019]re| are) welcome|it['\u2019]s fine)\s++to|"
+    r"you\s++(?:may|can))\b"
+)
+#: a verb that leaves out what it names ("feel free to skip the jokes")
+_LEFT_OUT = _i(r"\b(?:skip|omit|drop|leave\s++out|cut|remove|avoid|forgo)\b")
+#: the roles of how the agent answers, where a permission allows what another rule forbids
+_ANSWER_ROLES = frozenset({"response-tone", "emoji-policy", "response-format"})
+
+
+def permitted(clause: str, masked: str | None = None) -> list[Stated]:
+    """What a hedged clause allows the agent in its answers, read where a hedge keeps every
+    other shape of this module from reading a choice: "Status updates may use emoji", "Feel
+    free to be chatty in your replies". An allowance meets a rule against the same value, or
+    one for another value of the role (a formal tone); one that names an exception ("only",
+    "except") or is negated allows nothing whole."""
+    masked = clause if masked is None or len(masked) != len(clause) else masked
+    if _EMOJI_TURN.search(masked) or cues.NEGATED_START.match(masked):
+        return []
+    out = emoji_allowed(clause, masked)
+    if _PERMISSION.match(masked) is None or _OTHER_TEXT.search(masked):
+        return out
+    for hit in vocabulary.current().find(clause, masked):
+        if hit.dimension.name not in _ANSWER_ROLES:
+            continue
+        window = max(0, hit.start - _WINDOW)
+        if cues.NEGATION.search(masked, window, hit.start) or _LEFT_OUT.search(
+            masked, window, hit.start
+        ):
+            continue
+        out.append(Stated(hit.dimension.name, hit.value, "prefer", hit.start, hit.end, hit.group))
+    return out
 
 
 # --- dates written by example ----------------------------------------------------------------
@@ -749,7 +880,7 @@ _HINT = re.compile(
     r"rispond|antwoord|schreib|escrib|scriv|escrev|emoji|contest|kommuni|communi|parl|habl|"
     r"sprich|sprech|rede|formul|[ée]cri|spreek|schrijf|redact|r[ée]dig|fal[ae]|speak|talk|"
     r"[\uac00-\ud7af]|\u043e\u0442\u0432\u0435|repl|answer|\u043f\u0438\u0448|\u043e\u0431\u0449|[\u3040-\u30ff\u4e00-\u9fff]|colou?r|"
-    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|[\u2600-\u27bf\U0001f300-\U0001faff]",
+    r"behaviou?r|organi[sz]|licen[cs]e|doc|date|\bsql\b|\bactions?\b|\btables?\b|[\u2600-\u27bf\U0001f300-\U0001faff]",
     re.IGNORECASE,
 )
 
@@ -763,21 +894,32 @@ def off_topic(dimension: str, masked: str) -> bool:
     return False
 
 
-def read_conventions(clause: str, masked: str | None = None, ruled: bool = True) -> list[Stated]:
+def read_conventions(
+    clause: str, masked: str | None = None, ruled: bool = True, context: str = ""
+) -> list[Stated]:
     """The choices the shapes of this module read in one clause (see the module docstring);
-    ``ruled`` false (a question, narrative, a hedge, a clause opened by a scope) reads none."""
+    ``ruled`` false (a question, narrative, a hedge, a clause opened by a scope) reads none.
+    ``context`` is the titles of the section the clause is in: under "## Commit messages",
+    "Subject in the imperative mood" speaks of commits, as long as the clause names no other
+    text of its own (a changelog, a PR)."""
     masked = clause if masked is None or len(masked) != len(clause) else masked
-    if not ruled or _HINT.search(masked) is None:
+    if not ruled or (_HINT.search(masked) is None and _TOPIC.search(context) is None):
         return []
-    found = vocabulary.current().find(clause, masked)
-    out = _stated_values(clause, masked, found)
+    reason = _REASON.search(masked)
+    head = masked[: reason.start()] if reason is not None else masked
+    topic = context if context and _OWN_TEXT.search(head) is None else ""
+    found = vocabulary.current().find(clause, masked, topic)
+    out = _stated_values(clause, masked, found, topic)
+    out += _titled_examples(masked, found)
     out += _config_settings(clause, masked, found)
     out += _reply_language(clause, masked)
     out += _spelling_examples(clause, masked)
     out += _reply_headings(clause, masked)
+    out += _reply_table(masked)
     out += _commit_emoji(clause, masked)
     out += _branch_pattern(clause, masked)
     out += _emoji_markers(masked)
+    out += _emoji_everywhere(masked)
     out += _date_example(clause)
     seen: set[tuple[str, str, str]] = set()
     unique: list[Stated] = []
