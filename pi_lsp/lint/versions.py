@@ -99,7 +99,9 @@ def constraint_patterns(
             rf"{name}\s*+{_MARKS}{ver}{tail}{_MARKS}\s++is\s++(?:the\s++|our\s++)?"
             rf"(?:minimum|lowest|oldest|floor|baseline)(?:\s++(?:supported|required))?"
             rf"(?:\s++(?:version|runtime|target))?"
-            rf"(?=\s*+(?:[.;,(:\u2014\u2013]|$|we\s++support|for\b|across\b|in\s++(?:every|all)\b))",
+            # "for" only before all or every: "the baseline for the services" holds for a part
+            rf"(?=\s*+(?:[.;,(:\u2014\u2013]|$|we\s++support|for\s++(?:all|every)\b|across\b|"
+            rf"in\s++(?:every|all)\b))",
         ),
         # Java 17 is the target here, Go 1.22 is our target version: the one version the
         # code is made for, unless a scope or a time follows ("the target of the migration")

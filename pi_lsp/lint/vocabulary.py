@@ -288,6 +288,10 @@ _PAGE_ENDS = (
 )
 
 
+#: what a paginated list holds, in the words of a page size
+_PAGE_ITEMS = r"items|results|records|rows|entries|objects|resources|elements"
+
+
 def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
     """The patterns capturing (number, unit): subject first, or number first; for a count,
     a label or copula naming the setting before a bare number, and a unit that is itself a
@@ -312,10 +316,11 @@ def _numeric_patterns(role: Role) -> tuple[re.Pattern[str], ...]:
         patterns.append(_i(rf"{number}\s++({_unit_alternation(counted)}){after}"))
     per = [s for s in role.subjects if s.startswith("per ") and len(s.split()) == 2]
     if per:
-        # "N <plural noun> per page": whatever a page holds (loans, orders, invoices) is
-        # counted per page, so the count is the page's size
+        # "N items per page": the generic things a list holds, counted per page, are the
+        # page's size; a named noun ("10 posts per page" on the docs site, "500 lines per
+        # page" in a log viewer, "40 lines per page" of a PDF) is some other surface's page
         patterns.append(
-            _i(rf"{number}\s++([a-z]{{3,24}}+)(?<=s)\s++(?:{_unit_alternation(per)})\b{_PAGE_ENDS}")
+            _i(rf"{number}\s++({_PAGE_ITEMS})\s++(?:{_unit_alternation(per)})\b{_PAGE_ENDS}")
         )
     rates = _rate_units(role)
     if rates:

@@ -19,12 +19,12 @@ def chain_findings(root: str, nested: str) -> list[str]:
 @pytest.mark.parametrize(
     ("root", "nested"),
     [
-        # whatever a page holds is counted per page: the page size
+        # the items a list holds, counted per page: the page size
         (
             "Default page size: 50 items; maximum page size: 200.",
-            "The loans list endpoints return 20 loans per page by default.",
+            "The loans list endpoints return 20 records per page by default.",
         ),
-        ("The default page size is 25.", "Return 40 invoices per page."),
+        ("The default page size is 25.", "Return 40 results per page."),
         # a bare number after a key whose last word is its unit is in that unit
         (
             "Timeouts: every job sets `timeout-minutes`, 30 at most.",
@@ -58,15 +58,6 @@ def chain_findings(root: str, nested: str) -> list[str]:
             "Return 30 orders per page by default.",
             "Orders are listed 25 to a page (clients in branches run on slow kiosks).",
         ),
-        # a PHPStan level is one per project
-        ("Run PHPStan at level 8.", "Analyse at PHPStan level 5; generics fail stricter levels."),
-        ("PHPStan level 9", "Level max with PHPStan."),
-        # how often a release is cut or shipped
-        (
-            "We ship on a weekly release train: the branch is cut every Tuesday.",
-            "Release branches are cut every second Monday; the train runs fortnightly.",
-        ),
-        ("Releases are cut monthly.", "The release train runs fortnightly."),
         # "exactly" states the value, it names no owner; "every environment" holds in each
         (
             "Production runs at least 2 replicas of every Deployment, spread across zones.",
@@ -129,16 +120,6 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ("Seed: 1234 for every run.", "Run 3 seeds per experiment."),
         ("Seed: 1234 for every run.", "We once used seed 7."),
         ("The random seed is 42.", "Pass the seed to `torch.manual_seed(7)`."),
-        # the same PHPStan level said two ways, a goal, a step of a guide
-        ("PHPStan level 8", "Level 8 with PHPStan."),
-        ("PHPStan level 5", "PHPStan level 9 is the goal for next year."),
-        ("PHPStan level 5", "See step 4 of the PHPStan guide."),
-        # a cadence of something other than a release, or the same cadence said two ways
-        ("Dependabot opens PRs weekly.", "The release train runs fortnightly."),
-        ("We have a weekly sync every Monday.", "Releases are cut monthly."),
-        ("Run the full E2E suite every Monday before the release.", "Releases are cut monthly."),
-        ("The sync runs fortnightly.", "We ship on a weekly release train."),
-        ("We ship on a weekly release train.", "Releases are cut every Tuesday."),
         # the same count in another environment, or one stated for no environment
         (
             "Production runs at least 2 replicas of every Deployment.",
@@ -148,6 +129,14 @@ def test_numbers_of_one_subject_conflict(root: str, nested: str) -> None:
         ("Staging runs a single replica.", "Production runs at least 3 replicas."),
         # the same value in two forms
         ("Return 20 orders per page.", "The default page size is 20."),
+        # a named thing per page is another surface's page (found by a review)
+        ("List endpoints return 20 results per page.", "The docs site shows 10 posts per page."),
+        (
+            "Search results are paginated at 10 hits per page.",
+            "The log viewer loads 500 lines per page.",
+        ),
+        ("API list endpoints return 50 items per page.", "The PDF report fits 40 lines per page."),
+        ("Return 30 items per page.", "The issue view shows 10 comments per page."),
     ],
 )
 def test_numbers_of_other_subjects_or_places_stay_silent(root: str, nested: str) -> None:
