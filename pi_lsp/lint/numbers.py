@@ -348,7 +348,8 @@ _RANGE_AFTER = re.compile(
 
 def in_range(text: str, start: int, end: int) -> bool:
     """Whether the number at ``start:end`` is one end of a range ("between 10 and 30
-    seconds", "4–5 hours", "2 or 3 retries"): a range states no setting."""
+    seconds", "4–5 hours", "2 or 3 retries"): a range states no catalogue setting (an open
+    setting may read a plain range as a minimum and a maximum, see :mod:`.open_numbers`)."""
     before = text[max(0, start - 32) : start]
     if _RANGE_BEFORE.search(before):
         return True

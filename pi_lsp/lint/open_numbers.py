@@ -17,7 +17,8 @@ subject: the same unit dimension and head, the same qualifying words (neutral on
 agree when both name one, no "per" or "for" phrase that names something else on each side
 ("per partner" / "per process"), and values that exclude each other: two different values
 of one kind, a value above a maximum or below a minimum, a maximum below a minimum. A number
-that is one end of a range, a reference ("step 4", "port 8080"), a description ("usually
+that is one end of a range with a unit ("4–5 seconds"; plain ranges are read below), a
+reference ("step 4", "port 8080"), a description ("usually
 takes about 8 s"), part of an example or of a story ("we once raised it to 5"), or inside a
 condition ("if a job takes 10 minutes") sets nothing. A bare number without a unit or a
 counted noun is read only as the value of a setting written as code (`limit` up to 100,
@@ -623,8 +624,7 @@ def _read_number(
     kind = _kind(low, start, quantity_end, head, bound)
     if kind is None:
         return None
-    tail = _CONTEXT_END.search(low, quantity_end, stop)
-    context = low[begin : tail.start() if tail is not None else stop]
+    context = _context(low, begin, quantity_end, stop)
     return OpenSetting(
         dimension,
         value,
@@ -639,6 +639,13 @@ def _read_number(
         owner_head,
         phrase.quantified or _UNIVERSAL.search(context) is not None,
     )
+
+
+def _context(low: str, begin: int, end: int, stop: int) -> str:
+    """The words of a setting's clause from ``begin`` to where its context ends after the
+    number (``end``), at most to ``stop``: what :data:`_UNIVERSAL` and the narrowing read."""
+    tail = _CONTEXT_END.search(low, end, stop)
+    return low[begin : tail.start() if tail is not None else stop]
 
 
 def _noun_follows(low: str, at: int, stop: int) -> bool:
@@ -674,9 +681,20 @@ def _unit_key_before(low: str, begin: int, start: int, end: int, stop: int) -> O
     kind = _kind(low, start, end, head, bound)
     if value is None or not head or kind is None:
         return None
-    tail = _CONTEXT_END.search(low, end, stop)
-    context = low[begin : tail.start() if tail is not None else stop]
-    return OpenSetting(dimension, value, kind, head, modifiers, "", (), start, end, context)
+    context = _context(low, begin, end, stop)
+    return OpenSetting(
+        dimension,
+        value,
+        kind,
+        head,
+        modifiers,
+        "",
+        (),
+        start,
+        end,
+        context,
+        universal=_UNIVERSAL.search(context) is not None,
+    )
 
 
 #: settings whose value is a bare number, one per project whatever qualifies them ("the
@@ -696,10 +714,19 @@ def _bare_value_before(low: str, begin: int, start: int, end: int, stop: int) ->
     value = amount(low[start:end], "", "count")
     if value is None:
         return None
-    tail = _CONTEXT_END.search(low, end, stop)
-    context = low[begin : tail.start() if tail is not None else stop]
+    context = _context(low, begin, end, stop)
     return OpenSetting(
-        "count", value, VALUE, lemma(tokens[k]), frozenset(), "", (), start, end, context
+        "count",
+        value,
+        VALUE,
+        lemma(tokens[k]),
+        frozenset(),
+        "",
+        (),
+        start,
+        end,
+        context,
+        universal=_UNIVERSAL.search(context) is not None,
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.lint.conflicts import find_conflicts
-from pi_lsp.lint.open_numbers import narrowing
+from pi_lsp.lint.open_numbers import narrowing, open_settings
 
 
 def chain_findings(root: str, nested: str) -> list[str]:
@@ -159,3 +159,15 @@ def test_numbers_of_other_subjects_or_places_stay_silent(root: str, nested: str)
 )
 def test_a_narrower_condition_is_read_after_the_verb(sentence: str, condition: str) -> None:
     assert narrowing(sentence) == condition
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Timeouts: every job sets `timeout-minutes`, 30 at most.",  # a key that ends in its unit
+        "Seed: 1234 for every run.",  # a setting whose value is a bare number
+    ],
+)
+def test_a_bare_number_setting_for_every_one_of_its_subject_is_universal(text: str) -> None:
+    [setting] = open_settings(text, True)
+    assert setting.universal
