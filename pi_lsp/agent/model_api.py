@@ -26,7 +26,19 @@ from typing import Any, Literal, Protocol, get_args
 
 from pi_lsp.tools.base import AbortSignal
 
-Api = Literal["openai-completions", "anthropic-messages"]
+#: The wire formats of Pi's catalogue. pi-lsp speaks those of ``SUPPORTED_APIS``
+#: (:mod:`pi_lsp.agent.providers.config`); a model of another api is listed but not reachable.
+Api = Literal[
+    "openai-completions",
+    "anthropic-messages",
+    "openai-responses",
+    "google-generative-ai",
+    "azure-openai-responses",
+    "openai-codex-responses",
+    "google-vertex",
+    "bedrock-converse-stream",
+    "mistral-conversations",
+]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 #: Pi's thinking levels, lowest first (the one place they are written out)
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
@@ -69,6 +81,9 @@ class ModelInfo:
     compat: dict[str, Any] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    #: Pi's ``thinkingLevelMap``: level → the provider's own value, ``None`` where the model
+    #: has no such level; a level not named keeps its usual meaning
+    thinking_level_map: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def accepts_images(self) -> bool:

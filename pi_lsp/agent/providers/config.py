@@ -380,6 +380,7 @@ def _model_info(
         compat=dict(definition.get("compat") or {}),
         cost={k: float(v) for k, v in cost.items()},
         headers=headers,
+        thinking_level_map=dict(definition.get("thinkingLevelMap") or {}),
     )
 
 
