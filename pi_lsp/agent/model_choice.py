@@ -87,13 +87,19 @@ def choose_model(
 
     An explicit ``provider`` / ``model`` must resolve (else :class:`ModelChoiceError`). Without
     one, each ``(provider, model)`` of ``fallbacks`` is tried in order (see
-    :func:`fallback_models`), then every models.json model; the first with a key wins.
+    :func:`fallback_models`), then Pi's default model of each built-in provider (in Pi's order),
+    then every models.json model; the first pi-lsp can reach with a key wins.
     """
-    from pi_lsp.agent.providers.config import ModelChoiceError, all_models, resolve_model
+    from pi_lsp.agent.providers.catalogue import default_models
+    from pi_lsp.agent.providers.config import (
+        ModelChoiceError,
+        all_models,
+        resolve_model,
+    )
 
     if provider or model:
         resolved = resolve_model(config, provider, model, env=env, agent_dir=agent_dir)
-        return resolved, []
+        return resolved, [resolved.warning] if resolved.warning else []
     warnings: list[str] = []
     for fallback_provider, fallback_model in fallbacks:
         try:
@@ -104,9 +110,12 @@ def choose_model(
             warnings.append(f"cannot use {fallback_provider}/{fallback_model}: {error}")
             continue
         return resolved, warnings
-    for info in all_models(config, env):
+    candidates = [(info.provider, info.id) for info in all_models(config, env)]
+    for choice_provider, choice_model in [*default_models(), *candidates]:
         try:
-            resolved = resolve_model(config, info.provider, info.id, env=env, agent_dir=agent_dir)
+            resolved = resolve_model(
+                config, choice_provider, choice_model, env=env, agent_dir=agent_dir
+            )
         except ModelChoiceError:
             continue
         return resolved, warnings

@@ -110,12 +110,49 @@ def add_chat_parser(commands: Any) -> None:
         metavar="DIR",
         help="folder of session files (default: <agent dir>/sessions/--<cwd>--)",
     )
+    chat.add_argument(
+        "--list-models",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="SEARCH",
+        help="list the models whose provider has a key (matching SEARCH) and exit",
+    )
+    chat.add_argument(
+        "--all",
+        dest="all_models",
+        action="store_true",
+        help="with --list-models: every model Pi knows, with where its key comes from",
+    )
     add_resource_options(chat)
-    chat.add_argument("prompts", nargs="+", metavar="PROMPT", help="message(s) to send, in order")
+    chat.add_argument("prompts", nargs="*", metavar="PROMPT", help="message(s) to send, in order")
 
 
 def run_chat_command(opts: argparse.Namespace) -> int:
+    if opts.list_models is not None:
+        return _list_models(opts)
+    if not opts.prompts:
+        return fail("chat: give a PROMPT (or --list-models)", EXIT_USAGE)
     return asyncio.run(_chat(opts))
+
+
+def _list_models(opts: argparse.Namespace) -> int:
+    from pi_lsp.agent.providers.config import (
+        ModelsConfigError,
+        load_models_config,
+        models_json_path,
+    )
+    from pi_lsp.cli.model_list import list_models
+    from pi_lsp.resources.agent_dir import resolve_agent_dir
+
+    agent_dir = resolve_agent_dir(opts.agent_dir)
+    try:
+        config = load_models_config(models_json_path(agent_dir))
+    except ModelsConfigError as error:
+        return fail(str(error), EXIT_USAGE)
+    lines = list_models(config, opts.list_models, every=opts.all_models, agent_dir=agent_dir)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    return EXIT_OK
 
 
 def _open_session(opts: argparse.Namespace, cwd: str, agent_dir: str) -> SessionFile:
@@ -169,9 +206,11 @@ async def _chat(opts: argparse.Namespace) -> int:
     explicit: ResolvedModel | None = None
     if opts.provider or opts.model:  # a bad choice fails before any session is touched
         try:
-            explicit, _ = choose_model(config, opts.provider, opts.model, agent_dir=agent_dir)
+            explicit, notes = choose_model(config, opts.provider, opts.model, agent_dir=agent_dir)
         except ModelChoiceError as error:
             return fail(str(error), EXIT_USAGE)
+        for note in notes:  # Pi's own line for an id its catalogue does not list
+            sys.stderr.write(f"Warning: {note}\n")
 
     try:
         session = _open_session(opts, resources.cwd, agent_dir)

@@ -52,9 +52,11 @@ ORACLE_LIKE = {
                 {"id": "claude-proxy", "api": "anthropic-messages", "headers": {"X-Model": "m"}},
             ],
         },
-        "openai": {
+        "groq": {
             "baseUrl": "https://proxy.example/v1",
-            "modelOverrides": {"gpt-4.1": {"contextWindow": 1047576, "maxTokens": 32768}},
+            "modelOverrides": {
+                "llama-3.3-70b-versatile": {"contextWindow": 1047576, "maxTokens": 32768}
+            },
         },
     }
 }
@@ -106,13 +108,15 @@ def test_env_references_headers_and_auth_header(config: ModelsConfig) -> None:
 
 
 def test_builtin_provider_with_env_key_and_overrides(config: ModelsConfig) -> None:
-    env = {"OPENAI_API_KEY": "sk-env"}
-    resolved = resolve_model(config, "openai", "gpt-4.1", env=env)
-    assert resolved.api_key == "sk-env" and resolved.key_source == "$OPENAI_API_KEY"
+    env = {"GROQ_API_KEY": "sk-env"}
+    resolved = resolve_model(config, "groq", "llama-3.3-70b-versatile", env=env)
+    assert resolved.api_key == "sk-env" and resolved.key_source == "$GROQ_API_KEY"
     assert resolved.model.base_url == "https://proxy.example/v1"
     assert resolved.model.context_window == 1047576 and resolved.model.max_tokens == 32768
-    other = resolve_model(config, "openai", "gpt-5", env=env).model
-    assert other.context_window == 128_000
+    # an id Pi does not list is built on the provider's default model (openai/gpt-oss-120b)
+    other = resolve_model(config, "groq", "gpt-5", env=env)
+    assert (other.model.context_window, other.model.max_tokens) == (131_072, 65_536)
+    assert other.warning is not None and "Using custom model id" in other.warning
     anthropic = resolve_model(
         ModelsConfig(), model="anthropic/claude-x", env={"ANTHROPIC_API_KEY": "k"}
     )
@@ -130,12 +134,12 @@ def test_key_precedence(tmp_path: Path, config: ModelsConfig) -> None:
     mixed = load_models_config(
         write(
             tmp_path,
-            {"providers": {"openai": {"baseUrl": "http://x/v1", "apiKey": "in-file"}}},
+            {"providers": {"groq": {"baseUrl": "http://x/v1", "apiKey": "in-file"}}},
             "m2.json",
         )
     )
-    assert resolve_model(mixed, "openai", "gpt", env={"OPENAI_API_KEY": "env"}).api_key == "env"
-    assert resolve_model(mixed, "openai", "gpt", env={}).api_key == "in-file"
+    assert resolve_model(mixed, "groq", "gpt", env={"GROQ_API_KEY": "env"}).api_key == "env"
+    assert resolve_model(mixed, "groq", "gpt", env={}).api_key == "in-file"
 
 
 def test_choice_forms(config: ModelsConfig) -> None:
@@ -174,7 +178,7 @@ def load_models_config_dict(data: Any) -> ModelsConfig:
         (None, "nope", {}, 'unknown model "nope"'),
         ("nobody", "x", {}, 'unknown provider "nobody"'),
         ("local", "missing", {"LOCAL_KEY": "k"}, 'provider "local" has no model "missing"'),
-        ("openai", "gpt", {}, 'no API key for provider "openai": set $OPENAI_API_KEY'),
+        ("groq", "gpt", {}, 'no API key for provider "groq": set $GROQ_API_KEY'),
     ],
 )
 def test_choice_errors(
@@ -198,7 +202,7 @@ def test_ambiguous_and_unsupported(tmp_path: Path) -> None:
             },
             "b": {
                 "baseUrl": "http://b",
-                "api": "openai-responses",
+                "api": "bedrock-converse-stream",
                 "apiKey": "k",
                 "models": [{"id": "same"}, {"id": "resp"}],
             },
@@ -207,7 +211,7 @@ def test_ambiguous_and_unsupported(tmp_path: Path) -> None:
     config = load_models_config(write(tmp_path, data))
     with pytest.raises(ModelChoiceError, match="several providers"):
         resolve_model(config, model="same", env={})
-    with pytest.raises(ModelChoiceError, match='api "openai-responses" is not supported'):
+    with pytest.raises(ModelChoiceError, match=r"cannot reach b/resp yet: .*AWS credentials"):
         resolve_model(config, "b", "resp", env={})
     assert [m.id for m in all_models(config, env={})] == ["same"]
 

@@ -17,12 +17,12 @@ from typing import Any
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
 from tests.cli import test_chat as cli
 
-OPENAI_KEY = "sk-openai-test-key-Pq4"
+DEEPSEEK_KEY = "sk-deepseek-test-key-Pq4"
 
 
-def configure(tmp: Path, base_url: str, *, openai_key: bool) -> None:
-    """A custom provider ``local`` (with a key) offering ``gpt-4o`` and ``my-unique``; the
-    built-in ``openai`` pointed at the same server, with a key in auth.json if asked."""
+def configure(tmp: Path, base_url: str, *, deepseek_key: bool) -> None:
+    """A custom provider ``local`` (with a key) offering ``deepseek-v4-pro`` and ``my-unique``;
+    the built-in ``deepseek`` pointed at the same server, with a key in auth.json if asked."""
     cli.setup(tmp, base_url)
     models = {
         "providers": {
@@ -30,14 +30,14 @@ def configure(tmp: Path, base_url: str, *, openai_key: bool) -> None:
                 "baseUrl": base_url + "/v1",
                 "api": "openai-completions",
                 "apiKey": cli.API_KEY,
-                "models": [{"id": "gpt-4o"}, {"id": "my-unique"}],
+                "models": [{"id": "deepseek-v4-pro"}, {"id": "my-unique"}],
             },
-            "openai": {"baseUrl": base_url + "/openai/v1"},
+            "deepseek": {"baseUrl": base_url + "/deepseek"},
         }
     }
     (tmp / "agent" / "models.json").write_text(json.dumps(models))
-    if openai_key:
-        auth = {"openai": {"type": "api_key", "key": OPENAI_KEY}}
+    if deepseek_key:
+        auth = {"deepseek": {"type": "api_key", "key": DEEPSEEK_KEY}}
         (tmp / "agent" / "auth.json").write_text(json.dumps(auth))
 
 
@@ -48,9 +48,9 @@ def model_change(tmp: Path) -> dict[str, Any]:
     return change
 
 
-async def ask(tmp: Path, model: str, *, openai_key: bool = False) -> tuple[cli.Done, list[Any]]:
+async def ask(tmp: Path, model: str, *, deepseek_key: bool = False) -> tuple[cli.Done, list[Any]]:
     async with LocalHTTPServer() as server:
-        configure(tmp, server.base_url, openai_key=openai_key)
+        configure(tmp, server.base_url, deepseek_key=deepseek_key)
         server.enqueue(openai_text_reply("Answered."))
         done = await cli.chat(tmp, "--model", model, "--session-dir", str(tmp / "sessions"), "hi")
     return done, server.requests
@@ -67,35 +67,37 @@ async def test_a_custom_model_id_found_in_one_provider(tmp_path: Path) -> None:
 
 
 async def test_a_catalogue_id_goes_to_the_built_in_provider_with_a_key(tmp_path: Path) -> None:
-    done, requests = await ask(tmp_path, "gpt-4.1", openai_key=True)
+    done, requests = await ask(tmp_path, "deepseek-v4-flash", deepseek_key=True)
     assert done.code == 0, done.stderr
     (request,) = requests
-    assert request.path == "/openai/v1/chat/completions"
-    assert request.json()["model"] == "gpt-4.1"
-    assert request.headers["authorization"] == f"Bearer {OPENAI_KEY}"
+    assert request.path == "/deepseek/chat/completions"
+    assert request.json()["model"] == "deepseek-v4-flash"
+    assert request.headers["authorization"] == f"Bearer {DEEPSEEK_KEY}"
     change = model_change(tmp_path)
-    assert (change["provider"], change["modelId"]) == ("openai", "gpt-4.1")
+    assert (change["provider"], change["modelId"]) == ("deepseek", "deepseek-v4-flash")
 
 
 async def test_an_id_of_several_providers_goes_to_the_only_one_with_a_key(tmp_path: Path) -> None:
-    # gpt-4o: local (models.json, keyed) and openai (catalogue, no key); any case
-    done, requests = await ask(tmp_path, "GPT-4o")
+    # deepseek-v4-pro: local (models.json, keyed) and deepseek (catalogue, no key); any case
+    done, requests = await ask(tmp_path, "DeepSeek-V4-Pro")
     assert done.code == 0, done.stderr
     (request,) = requests
-    assert request.path == "/v1/chat/completions" and request.json()["model"] == "gpt-4o"
+    assert request.path == "/v1/chat/completions" and request.json()["model"] == "deepseek-v4-pro"
     change = model_change(tmp_path)
-    assert (change["provider"], change["modelId"]) == ("local", "gpt-4o")
+    assert (change["provider"], change["modelId"]) == ("local", "deepseek-v4-pro")
 
 
 async def test_an_id_of_several_keyed_providers_is_refused_before_any_request(
     tmp_path: Path,
 ) -> None:
-    done, requests = await ask(tmp_path, "gpt-4o", openai_key=True)
+    done, requests = await ask(tmp_path, "deepseek-v4-pro", deepseek_key=True)
     assert done.code == 2 and done.stdout == ""
     assert requests == []
-    assert 'model "gpt-4o" is offered by several providers (local/gpt-4o, openai/gpt-4o)' in (
-        done.stderr
-    )
+    assert (
+        'model "deepseek-v4-pro" is offered by several providers '
+        "(deepseek/deepseek-v4-pro, local/deepseek-v4-pro, "
+    ) in done.stderr
+    assert "and more than one has an API key" in done.stderr
     assert "give --provider" in done.stderr
     assert not (tmp_path / "sessions").exists()
-    assert OPENAI_KEY not in done.stderr and cli.API_KEY not in done.stderr
+    assert DEEPSEEK_KEY not in done.stderr and cli.API_KEY not in done.stderr

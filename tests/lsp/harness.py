@@ -11,13 +11,17 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from pi_lsp.agent.providers.catalogue import builtin_providers
+
 WAIT = 20.0  # seconds; pytest-lsp's own waits never time out
 CLIENTS = ("visual-studio-code", "neovim")
 
 
 def server_env(tmp: Path) -> dict[str, str]:
-    """The environment of a server whose home and agent dir live under ``tmp``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    """The environment of a server whose home and agent dir live under ``tmp`` (no provider
+    keys of the developer's own: a test gives the keys it means)."""
+    keys = {name for p in builtin_providers().values() for name in p.env_keys}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_") and k not in keys}
     env.update(HOME=str(tmp / "home"), PI_CODING_AGENT_DIR=str(tmp / "agent"))
     return env
 

@@ -426,6 +426,21 @@ async def test_models_and_selecting_one(workspace: Path) -> None:
             assert listed["selected"] is None
             assert API_KEY not in json.dumps(listed)
 
+            # a key for a built-in provider brings Pi's catalogue models of it
+            auth = {"anthropic": {"type": "api_key", "key": "sk-ant-planted-Kk2"}}
+            (workspace / "agent" / "auth.json").write_text(json.dumps(auth))
+            keyed = await request(client, "pi/models", {})
+            sonnet = next(m for m in keyed["models"] if m["id"] == "claude-sonnet-4-5")
+            assert (sonnet["provider"], sonnet["keySource"]) == ("anthropic", "auth.json")
+            assert (sonnet["contextWindow"], sonnet["maxTokens"]) == (1_000_000, 64_000)
+            assert not sonnet["custom"] and sonnet["unreachable"] is None
+            assert {m["provider"] for m in keyed["models"]} == {"local", "anthropic"}
+            every = await request(client, "pi/models", {"all": True})
+            assert len(every["models"]) > 1300
+            bedrock = next(m for m in every["models"] if m["provider"] == "amazon-bedrock")
+            assert not bedrock["hasKey"] and "AWS credentials" in bedrock["unreachable"]
+            assert "sk-ant-planted-Kk2" not in json.dumps(every)
+
             chosen = await request(client, "pi/model/select", {"model": "local/m2"})
             assert chosen["model"] == {"provider": "local", "id": "m2"}
             result = await request(client, "pi/chat", {"text": "hi", "persist": False})

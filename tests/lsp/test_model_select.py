@@ -183,14 +183,14 @@ async def test_select_when_nothing_the_session_records_is_usable(workspace: Path
             first = await request(client, "pi/chat", {"text": "hi", "model": "m1"})
             file, session = first["file"], first["session"]
             await request(client, "pi/session/close", {"session": session})
-            builtin = {"openai": {"baseUrl": model.base_url + "/v1", "apiKey": API_KEY}}
+            builtin = {"groq": {"baseUrl": model.base_url + "/v1", "apiKey": API_KEY}}
             models_json = workspace / "agent" / "models.json"
             models_json.write_text(json.dumps({"providers": builtin}))
 
             size = len(entries(file))
-            chosen = await request(client, "pi/model/select", {"file": file, "model": "openai/o9"})
-            assert chosen["model"] == {"provider": "openai", "id": "o9"}
-            assert changes(file, size) == [("model_change", "openai", "o9")]
+            chosen = await request(client, "pi/model/select", {"file": file, "model": "groq/o9"})
+            assert chosen["model"] == {"provider": "groq", "id": "o9"}
+            assert changes(file, size) == [("model_change", "groq", "o9")]
             await request(client, "pi/chat", {"session": session, "text": "again"})
             assert model.requests[1].json()["model"] == "o9"
         finally:

@@ -37,7 +37,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.agent.model_api import Api, ModelInfo
-from pi_lsp.agent.providers.catalogue import builtin_model_ids
+from pi_lsp.agent.providers.catalogue import (
+    BuiltinProvider,
+    builtin_model_ids,
+    builtin_providers,
+)
 from pi_lsp.agent.providers.secret import Secret
 from pi_lsp.js.json_document import JsonDocument, JsonSyntaxError, parse_json_document
 from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
@@ -45,20 +49,24 @@ from pi_lsp.resources.agent_dir import LineIndex, decode_text
 
 __all__ = [
     "AUTH_FILE_NAME",
-    "BUILTIN_PROVIDERS",
-    "ENV_API_KEYS",
+    "CUSTOM_ID_WARNING",
     "MODELS_FILE_NAME",
     "SUPPORTED_APIS",
+    "ListedModel",
     "ModelChoiceError",
     "ModelsConfig",
     "ModelsConfigError",
     "ProviderConfig",
     "ResolvedModel",
     "all_models",
+    "catalogue_listing",
+    "key_variables",
     "load_models_config",
     "models_json_path",
+    "provider_key_source",
     "resolve_config_value",
     "resolve_model",
+    "unreachable_reason",
 ]
 
 MODELS_FILE_NAME = "models.json"
@@ -67,29 +75,24 @@ SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "anthropic-messages")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 
-#: Providers pi-lsp can reach without a models.json: (api, base URL).
-BUILTIN_PROVIDERS: dict[str, tuple[Api, str]] = {
-    "openai": ("openai-completions", "https://api.openai.com/v1"),
-    "anthropic": ("anthropic-messages", "https://api.anthropic.com"),
-    "openrouter": ("openai-completions", "https://openrouter.ai/api/v1"),
-    "groq": ("openai-completions", "https://api.groq.com/openai/v1"),
-    "xai": ("openai-completions", "https://api.x.ai/v1"),
-    "cerebras": ("openai-completions", "https://api.cerebras.ai/v1"),
-    "mistral": ("openai-completions", "https://api.mistral.ai/v1"),
-    "zai": ("openai-completions", "https://api.z.ai/api/coding/paas/v4"),
+#: What keeps pi-lsp from reaching a model of each api it does not speak, as a user reads it.
+_UNREACHABLE_APIS: dict[str, str] = {
+    "bedrock-converse-stream": "signs its requests with AWS credentials",
+    "google-vertex": "authenticates with Google Cloud credentials",
+    "openai-codex-responses": "logs in with a ChatGPT account (OAuth)",
+    "mistral-conversations": "speaks Mistral's conversations API",
+    "azure-openai-responses": "needs an Azure resource URL",
 }
+#: ``{NAME}`` in a catalogue base URL: filled from the environment variable NAME
+_URL_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+CUSTOM_ID_WARNING = 'Model "{model}" not found for provider "{provider}". Using custom model id.'
 
-#: The environment variable holding each provider's key (pi-ai's ``getEnvApiKey``).
-ENV_API_KEYS: dict[str, str] = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "xai": "XAI_API_KEY",
-    "cerebras": "CEREBRAS_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "zai": "ZAI_API_KEY",
-}
+
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The environment variables an API key of a built-in ``provider`` is read from."""
+    builtin = builtin_providers().get(provider)
+    return () if builtin is None else builtin.key_variables
+
 
 _COMMAND_TIMEOUT_S = 10
 _command_cache: dict[str, str | None] = {}
@@ -176,6 +179,8 @@ class ProviderConfig:
     api_key: str | None = field(default=None, repr=False)
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     auth_header: bool = False
+    #: compat flags for every model of the provider (a model's own flags win)
+    compat: Mapping[str, Any] = field(default_factory=dict)
     models: tuple[Mapping[str, Any], ...] = ()
     model_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -269,6 +274,10 @@ class _Validator:
         auth_header = self.boolean(
             raw.get("authHeader"), (*where, "authHeader"), f"{label}.authHeader"
         )
+        compat = raw.get("compat")
+        if compat is not None and not isinstance(compat, dict):
+            raise self.fail((*where, "compat"), f"{label}.compat: must be an object")
+        builtin = name in builtin_providers()
         models = raw.get("models", [])
         models_where = (*where, "models")
         if not isinstance(models, list):
@@ -281,7 +290,7 @@ class _Validator:
                 raise self.fail(models_where, f'{model_label}: needs an "id"')
             model_label += f' ("{model["id"]}")'
             self.model_fields(model, models_where, model_label)
-            if not api and not model.get("api"):
+            if not api and not model.get("api") and not builtin:
                 raise self.fail(
                     models_where, f'{model_label}: no "api" given, at provider or model level'
                 )
@@ -295,11 +304,19 @@ class _Validator:
             if not isinstance(override, dict):
                 raise self.fail(override_where, f"{override_label}: must be an object")
             self.model_fields(override, override_where, override_label)
-        if models:
+        if models and not builtin:
             if not base_url:
                 raise self.fail(where, f'{label}: "baseUrl" is required when defining models')
             if not api_key:
                 raise self.fail(where, f'{label}: "apiKey" is required when defining models')
+        elif builtin:
+            touches = (models, base_url, overrides, api_key, headers, compat, auth_header)
+            if all(value is None or value == [] or value == {} for value in touches):
+                raise self.fail(
+                    where,
+                    f'{label}: give "baseUrl", "headers", "compat", "apiKey", '
+                    '"modelOverrides" or "models"',
+                )
         elif not base_url and not overrides:
             raise self.fail(where, f'{label}: give "baseUrl", "modelOverrides" or "models"')
         return ProviderConfig(
@@ -309,6 +326,7 @@ class _Validator:
             api_key=api_key,
             headers=headers,
             auth_header=bool(auth_header),
+            compat=dict(compat or {}),
             models=tuple(models),
             model_overrides=dict(overrides),
         )
@@ -350,6 +368,61 @@ class ResolvedModel:
     model: ModelInfo
     api_key: Secret | None = field(default=None, repr=False)
     key_source: str | None = None
+    #: what the user should hear about the choice (Pi's "Using custom model id." line)
+    warning: str | None = None
+
+
+def _merge_compat(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``override`` over ``base``; flags that are objects (routing, template args) merge too."""
+    merged = {**base, **override}
+    for key, value in override.items():
+        below = base.get(key)
+        if isinstance(value, dict) and isinstance(below, dict):
+            merged[key] = {**below, **value}
+    return merged
+
+
+def _apply_override(definition: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``modelOverrides`` entry over a model, field by field as Pi applies it."""
+    merged = dict(definition)
+    for key in ("name", "reasoning", "input", "contextWindow", "maxTokens"):
+        if override.get(key) is not None:
+            merged[key] = override[key]
+    if override.get("thinkingLevelMap"):
+        merged["thinkingLevelMap"] = {
+            **(definition.get("thinkingLevelMap") or {}),
+            **override["thinkingLevelMap"],
+        }
+    if override.get("cost"):
+        cost = dict(definition.get("cost") or {})
+        cost.update({k: v for k, v in override["cost"].items() if v is not None})
+        merged["cost"] = cost
+    if override.get("compat"):
+        merged["compat"] = _merge_compat(definition.get("compat") or {}, override["compat"])
+    return merged
+
+
+def _fill_base_url(provider: str, model_id: str, base_url: str, env: Mapping[str, str]) -> str:
+    """A catalogue base URL with its ``{NAME}`` placeholders taken from the environment."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if not env.get(name):
+            raise ModelChoiceError(f"{provider}/{model_id}: set ${name}: its base URL needs it")
+        return env[name]
+
+    return _URL_PLACEHOLDER.sub(value, base_url)
+
+
+def unreachable_reason(provider: str, api: str) -> str | None:
+    """Why pi-lsp cannot talk to a model of ``provider`` on ``api``, or ``None`` if it can."""
+    builtin = builtin_providers().get(provider)
+    if builtin is not None and not builtin.api_key and builtin.oauth:
+        return f"{builtin.name} logs in with OAuth, which pi-lsp cannot do yet"
+    if api in SUPPORTED_APIS:
+        return None
+    why = _UNREACHABLE_APIS.get(api, f'speaks the api "{api}"')
+    return f"it {why}, and pi-lsp speaks only {', '.join(SUPPORTED_APIS)}"
 
 
 def _model_info(
@@ -360,17 +433,14 @@ def _model_info(
     base_url: str,
     headers: dict[str, str],
 ) -> ModelInfo:
-    if api not in SUPPORTED_APIS:
-        supported = ", ".join(SUPPORTED_APIS)
-        raise ModelChoiceError(
-            f'{provider}/{definition["id"]}: api "{api}" is not supported '
-            f"(pi-lsp speaks {supported})"
-        )
+    reason = unreachable_reason(provider, api)
+    if reason is not None:
+        raise ModelChoiceError(f"pi-lsp cannot reach {provider}/{definition['id']} yet: {reason}")
     cost = definition.get("cost") or {}
     return ModelInfo(
         id=definition["id"],
         provider=provider,
-        api=api,
+        api=api,  # type: ignore[arg-type]  # checked by unreachable_reason
         base_url=base_url,
         context_window=int(definition.get("contextWindow") or DEFAULT_CONTEXT_WINDOW),
         max_tokens=int(definition.get("maxTokens") or DEFAULT_MAX_TOKENS),
@@ -378,7 +448,7 @@ def _model_info(
         input=tuple(definition.get("input") or ("text",)),
         name=definition.get("name") or definition["id"],
         compat=dict(definition.get("compat") or {}),
-        cost={k: float(v) for k, v in cost.items()},
+        cost={k: float(v) for k, v in cost.items() if isinstance(v, int | float)},
         headers=headers,
         thinking_level_map=dict(definition.get("thinkingLevelMap") or {}),
     )
@@ -408,9 +478,9 @@ def _api_key(
         value = resolve_config_value(key, env) if isinstance(key, str) and key else None
         if value:
             return Secret(value), AUTH_FILE_NAME
-    variable = ENV_API_KEYS.get(provider)
-    if variable and environ.get(variable):
-        return Secret(environ[variable]), f"${variable}"
+    for variable in key_variables(provider):
+        if environ.get(variable):
+            return Secret(environ[variable]), f"${variable}"
     entry = config.provider(provider)
     if entry is not None and entry.api_key:
         value = resolve_config_value(entry.api_key, env)
@@ -419,12 +489,22 @@ def _api_key(
     return None, None
 
 
+def provider_key_source(
+    config: ModelsConfig,
+    provider: str,
+    agent_dir: str | None,
+    env: Mapping[str, str] | None = None,
+) -> str | None:
+    """Where the key of ``provider`` would come from (``$VAR``, auth.json, models.json)."""
+    return _api_key(provider, config, env, agent_dir)[1]
+
+
 def _custom_models(config: ModelsConfig) -> list[tuple[str, Mapping[str, Any]]]:
     return [(name, model) for name, entry in config.providers.items() for model in entry.models]
 
 
 def _known_provider(config: ModelsConfig, name: str) -> bool:
-    return name in BUILTIN_PROVIDERS or bool(
+    return name in builtin_providers() or bool(
         config.provider(name) and config.providers[name].models
     )
 
@@ -440,38 +520,103 @@ def _split_choice(
     return provider, model
 
 
+def _defaults_for(builtin: BuiltinProvider, model_id: str, api: str | None) -> Mapping[str, Any]:
+    """The built-in model a models.json model of a built-in provider takes api and URL from."""
+    for wanted in ((("id", model_id),) + ((("api", api),) if api else ())) + (
+        ("api", "openai-completions"),
+    ):
+        for model in builtin.models:
+            if model.get(wanted[0]) == wanted[1]:
+                return model
+    return builtin.models[0] if builtin.models else {}
+
+
+def _custom_model(
+    provider: str,
+    definition: Mapping[str, Any],
+    entry: ProviderConfig,
+    env: Mapping[str, str] | None,
+    key: str | None,
+) -> ModelInfo:
+    """A model that models.json defines (for a provider of its own or a built-in one)."""
+    builtin = builtin_providers().get(provider)
+    defaults = (
+        _defaults_for(builtin, definition["id"], definition.get("api") or entry.api)
+        if (builtin is not None)
+        else {}
+    )
+    headers = _resolve_headers(entry.headers, env)
+    headers.update(_resolve_headers(definition.get("headers") or {}, env))
+    if entry.auth_header and key:
+        headers["Authorization"] = Secret(f"Bearer {key}")
+    merged = dict(definition)
+    merged["compat"] = _merge_compat(entry.compat, definition.get("compat") or {})
+    override = entry.model_overrides.get(definition["id"])
+    if override:
+        merged = _apply_override(merged, override)
+        headers.update(_resolve_headers(override.get("headers") or {}, env))
+    api = definition.get("api") or entry.api or defaults.get("api") or ""
+    base_url = definition.get("baseUrl") or entry.base_url or defaults.get("baseUrl") or ""
+    return _model_info(provider, merged, api=api, base_url=base_url, headers=headers)
+
+
+def _catalogue_model(
+    builtin: BuiltinProvider,
+    model_id: str,
+    entry: ProviderConfig | None,
+    env: Mapping[str, str] | None,
+    key: str | None,
+) -> tuple[ModelInfo, str | None]:
+    """A model of Pi's catalogue with models.json's provider settings and overrides on top.
+
+    An id the catalogue does not list is built, as Pi builds it, on the provider's default
+    model (with that id and name) and comes with Pi's warning.
+    """
+    warning = None
+    definition = builtin.model(model_id)
+    if definition is None:
+        base = builtin.fallback_model()
+        if base is None:
+            raise ModelChoiceError(f'provider "{builtin.id}" lists no models')
+        definition = {**base, "id": model_id, "name": model_id}
+        warning = CUSTOM_ID_WARNING.format(model=model_id, provider=builtin.id)
+    merged = dict(definition)
+    headers = _resolve_headers(definition.get("headers") or {}, env)
+    base_url = str(definition.get("baseUrl") or builtin.base_url or "")
+    if entry is not None:
+        base_url = entry.base_url or base_url
+        merged["compat"] = _merge_compat(definition.get("compat") or {}, entry.compat)
+        headers.update(_resolve_headers(entry.headers, env))
+        override = entry.model_overrides.get(model_id)
+        if override:
+            merged = _apply_override(merged, override)
+            headers.update(_resolve_headers(override.get("headers") or {}, env))
+        if entry.auth_header and key:
+            headers["Authorization"] = Secret(f"Bearer {key}")
+    api = str(merged.get("api") or "")
+    if unreachable_reason(builtin.id, api) is None:
+        base_url = _fill_base_url(
+            builtin.id, model_id, base_url, os.environ if env is None else env
+        )
+    return _model_info(builtin.id, merged, api=api, base_url=base_url, headers=headers), warning
+
+
 def _build(
     provider: str,
     model_id: str,
     config: ModelsConfig,
     env: Mapping[str, str] | None,
     key: str | None,
-) -> ModelInfo | None:
+) -> tuple[ModelInfo, str | None] | None:
     entry = config.provider(provider)
     if entry is not None:
         for definition in entry.models:
             if definition["id"] == model_id:
-                headers = _resolve_headers(entry.headers, env)
-                headers.update(_resolve_headers(definition.get("headers") or {}, env))
-                if entry.auth_header and key:
-                    headers["Authorization"] = Secret(f"Bearer {key}")
-                api = definition.get("api") or entry.api or ""
-                return _model_info(
-                    provider, definition, api=api, base_url=entry.base_url or "", headers=headers
-                )
-    builtin = BUILTIN_PROVIDERS.get(provider)
+                return _custom_model(provider, definition, entry, env, key), None
+    builtin = builtin_providers().get(provider)
     if builtin is None:
         return None
-    api, base_url = builtin
-    merged: dict[str, Any] = {"id": model_id}
-    builtin_headers: dict[str, str] = {}
-    if entry is not None:
-        base_url = entry.base_url or base_url
-        builtin_headers = _resolve_headers(entry.headers, env)
-        override = entry.model_overrides.get(model_id) or {}
-        merged.update({k: v for k, v in override.items() if k != "headers"})
-        builtin_headers.update(_resolve_headers(override.get("headers") or {}, env))
-    return _model_info(provider, merged, api=api, base_url=base_url, headers=builtin_headers)
+    return _catalogue_model(builtin, model_id, entry, env, key)
 
 
 def _owner_of(
@@ -508,9 +653,11 @@ def _owner_of(
 
 def _describe_choices(config: ModelsConfig) -> str:
     custom = [f"{name}/{model['id']}" for name, model in _custom_models(config)]
-    builtin = ", ".join(sorted(BUILTIN_PROVIDERS))
     listed = ", ".join(custom) if custom else "none"
-    return f"models in models.json: {listed}; built-in providers: {builtin}"
+    return (
+        f"models in models.json: {listed}; `pi-lsp chat --list-models --all` lists the "
+        f"{sum(len(ids) for ids in builtin_model_ids().values())} built-in ones"
+    )
 
 
 def resolve_model(
@@ -526,7 +673,7 @@ def resolve_model(
 
     Without a provider, ``model`` is looked up among the models.json models and Pi's
     built-in catalogue (:func:`_owner_of`); a provider alone picks its first models.json
-    model. Raises :class:`ModelChoiceError`.
+    model, else Pi's default model of a built-in provider. Raises :class:`ModelChoiceError`.
     """
     provider, model = _split_choice(config, provider, model)
     if not provider and not model:
@@ -536,22 +683,88 @@ def resolve_model(
         provider, model = _owner_of(config, model, env, agent_dir)
     if not model:
         entry = config.provider(provider)
-        if entry is None or not entry.models:
+        builtin = builtin_providers().get(provider)
+        if entry is not None and entry.models:
+            model = str(entry.models[0]["id"])
+        elif builtin is not None and builtin.fallback_model() is not None:
+            model = str(builtin.fallback_model()["id"])  # type: ignore[index]
+        else:
             raise ModelChoiceError(f'no model given for provider "{provider}": give --model')
-        model = str(entry.models[0]["id"])
     key, source = _api_key(provider, config, env, agent_dir)
-    info = _build(provider, model, config, env, key)
-    if info is None:
+    built = _build(provider, model, config, env, key)
+    if built is None:
         if config.provider(provider) is not None and config.providers[provider].models:
             raise ModelChoiceError(
                 f'provider "{provider}" has no model "{model}" ({_describe_choices(config)})'
             )
         raise ModelChoiceError(f'unknown provider "{provider}" ({_describe_choices(config)})')
+    info, warning = built
     if require_key and key is None:
-        hint = [f"${ENV_API_KEYS[provider]}"] if provider in ENV_API_KEYS else []
+        hint = [f"${name}" for name in key_variables(provider)]
         hint.append(f'"apiKey" for "{provider}" in {config.path or MODELS_FILE_NAME}')
         raise ModelChoiceError(f'no API key for provider "{provider}": set {" or ".join(hint)}')
-    return ResolvedModel(model=info, api_key=key, key_source=source)
+    return ResolvedModel(model=info, api_key=key, key_source=source, warning=warning)
+
+
+@dataclass(frozen=True, slots=True)
+class ListedModel:
+    """One model a listing shows: its data, and whether and why pi-lsp can reach it."""
+
+    provider: str
+    id: str
+    name: str
+    api: str
+    context_window: int
+    max_tokens: int
+    reasoning: bool
+    input: tuple[str, ...]
+    #: from models.json (else Pi's catalogue)
+    custom: bool
+    #: why pi-lsp cannot talk to it, or ``None``
+    unreachable: str | None
+
+
+def _listed(provider: str, definition: Mapping[str, Any], api: str, custom: bool) -> ListedModel:
+    return ListedModel(
+        provider=provider,
+        id=str(definition["id"]),
+        name=str(definition.get("name") or definition["id"]),
+        api=api,
+        context_window=int(definition.get("contextWindow") or DEFAULT_CONTEXT_WINDOW),
+        max_tokens=int(definition.get("maxTokens") or DEFAULT_MAX_TOKENS),
+        reasoning=bool(definition.get("reasoning", False)),
+        input=tuple(definition.get("input") or ("text",)),
+        custom=custom,
+        unreachable=unreachable_reason(provider, api),
+    )
+
+
+def catalogue_listing(config: ModelsConfig) -> list[ListedModel]:
+    """Every model Pi would know: the built-in catalogue with models.json on top, as Pi merges
+    them (a models.json model of a listed id replaces it; overrides apply to all)."""
+    out: list[ListedModel] = []
+    seen: set[tuple[str, str]] = set()
+    for name, entry in config.providers.items():
+        builtin = builtin_providers().get(name)
+        for definition in entry.models:
+            merged = _apply_override(definition, entry.model_overrides.get(definition["id"]) or {})
+            defaults = (
+                _defaults_for(builtin, definition["id"], definition.get("api") or entry.api)
+                if builtin is not None
+                else {}
+            )
+            api = str(definition.get("api") or entry.api or defaults.get("api") or "")
+            out.append(_listed(name, merged, api, True))
+            seen.add((name, str(definition["id"])))
+    for name, builtin in builtin_providers().items():
+        overrides = entry_of.model_overrides if (entry_of := config.provider(name)) else {}
+        for definition in builtin.models:
+            if (name, str(definition["id"])) in seen:
+                continue
+            override = overrides.get(definition["id"])
+            merged = _apply_override(definition, override or {})
+            out.append(_listed(name, merged, str(definition.get("api") or ""), False))
+    return out
 
 
 def all_models(config: ModelsConfig, env: Mapping[str, str] | None = None) -> Sequence[ModelInfo]:
@@ -559,9 +772,9 @@ def all_models(config: ModelsConfig, env: Mapping[str, str] | None = None) -> Se
     out: list[ModelInfo] = []
     for name, definition in _custom_models(config):
         try:
-            info = _build(name, str(definition["id"]), config, env, None)
+            built = _build(name, str(definition["id"]), config, env, None)
         except ModelChoiceError:
             continue
-        if info is not None:
-            out.append(info)
+        if built is not None:
+            out.append(built[0])
     return out

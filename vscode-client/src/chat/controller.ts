@@ -518,7 +518,10 @@ export class ChatController {
       value: model.value,
     }));
     if (items.length === 0) {
-      this.notice("info", "No models are configured (models.json).");
+      this.notice(
+        "info",
+        "No model has a key: set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or add a model to models.json.",
+      );
       return;
     }
     const picked = await showQuickPickItems(items, "Model for this chat");

@@ -16,16 +16,17 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.agent.model_api import THINKING_LEVELS
 from pi_lsp.agent.model_choice import choose_model
+from pi_lsp.agent.providers.catalogue import builtin_providers
 from pi_lsp.agent.providers.config import (
-    BUILTIN_PROVIDERS,
     ModelChoiceError,
     ModelsConfig,
     ModelsConfigError,
     ResolvedModel,
-    all_models,
+    catalogue_listing,
     load_models_config,
     models_json_path,
-    resolve_model,
+    provider_key_source,
+    unreachable_reason,
 )
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import agent_dir_of, config_failure, failed, read_params, string_param
@@ -77,45 +78,58 @@ def thinking_param(raw: Mapping[str, Any], method: str) -> str | None:
 
 
 def list_models(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dict[str, Any]:
+    """The models of models.json and Pi's catalogue whose provider has a key (as ``pi
+    --list-models`` lists them), or every model Pi knows with ``{"all": true}``; each with
+    where its key comes from and, where pi-lsp cannot talk to it, why."""
+    raw = read_params(params, MODELS)
+    every = raw.get("all") is True
     config = models_config(ls)
     agent_dir = agent_dir_of(ls)
+    sources: dict[str, str | None] = {}
     listed = []
-    for info in all_models(config):
-        try:
-            key_source = resolve_model(
-                config, info.provider, info.id, agent_dir=agent_dir, require_key=False
-            ).key_source
-        except ModelChoiceError:
+    for info in catalogue_listing(config):
+        if info.provider not in sources:
+            sources[info.provider] = provider_key_source(config, info.provider, agent_dir)
+        key_source = sources[info.provider]
+        if not every and (key_source is None or info.unreachable is not None):
             continue
         listed.append(
             {
                 "provider": info.provider,
                 "id": info.id,
-                "name": info.name or info.id,
+                "name": info.name,
                 "api": info.api,
-                "baseUrl": info.base_url,
                 "contextWindow": info.context_window,
                 "maxTokens": info.max_tokens,
                 "reasoning": info.reasoning,
                 "input": list(info.input),
+                "custom": info.custom,
                 "hasKey": key_source is not None,
                 "keySource": key_source,
+                "unreachable": info.unreachable,
             }
         )
     providers = []
-    for name, (api, base_url) in BUILTIN_PROVIDERS.items():
+    for name, builtin in builtin_providers().items():
         entry = config.provider(name)
-        try:
-            probe = resolve_model(config, name, "-", agent_dir=agent_dir, require_key=False)
-        except ModelChoiceError:
+        fallback = builtin.fallback_model()
+        if fallback is None:
             continue
+        key_source = provider_key_source(config, name, agent_dir)
+        reason = unreachable_reason(name, str(fallback.get("api")))
         providers.append(
             {
                 "name": name,
-                "api": api,
-                "baseUrl": (entry.base_url if entry is not None else None) or base_url,
-                "hasKey": probe.key_source is not None,
-                "keySource": probe.key_source,
+                "title": builtin.name,
+                "api": fallback.get("api"),
+                "baseUrl": (entry.base_url if entry is not None else None)
+                or builtin.base_url
+                or fallback.get("baseUrl"),
+                "models": len(builtin.models),
+                "keyVariables": list(builtin.key_variables),
+                "hasKey": key_source is not None,
+                "keySource": key_source,
+                "unreachable": reason,
             }
         )
     selected = sessions.selected
