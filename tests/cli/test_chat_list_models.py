@@ -103,3 +103,41 @@ def test_a_prompt_is_needed_without_list_models(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "give a PROMPT" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("model", "why"),
+    [
+        (
+            "amazon-bedrock/us.anthropic.claude-opus-4-6-v1",
+            "signs its requests with AWS credentials",
+        ),
+        ("openai-codex/gpt-5.5", "logs in with OAuth"),
+    ],
+)
+def test_choosing_a_model_pi_lsp_cannot_reach_says_so_before_any_request(
+    tmp_path: Path, model: str, why: str
+) -> None:
+    (tmp_path / "agent").mkdir()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            "chat",
+            "--agent-dir",
+            str(tmp_path / "agent"),
+            "--no-session",
+            "--model",
+            model,
+            "hi",
+        ],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": ":".join(sys.path)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"pi-lsp cannot reach {model} yet" in done.stderr
+    assert why in done.stderr
