@@ -52,6 +52,37 @@ def thinking_level_or_off(value: object) -> ThinkingLevel:
     return "off"
 
 
+def supported_thinking_levels(model: ModelInfo) -> list[ThinkingLevel]:
+    """The levels ``model`` offers (pi-ai's ``getSupportedThinkingLevels``): only ``off``
+    without reasoning; else every level except those its ``thinkingLevelMap`` maps to null,
+    and ``xhigh`` only when the map names it."""
+    if not model.reasoning:
+        return ["off"]
+    levels: list[ThinkingLevel] = []
+    for level in THINKING_LEVELS:
+        named = level in model.thinking_level_map
+        if named and model.thinking_level_map[level] is None:
+            continue
+        if level == "xhigh" and not named:
+            continue
+        levels.append(level)
+    return levels
+
+
+def clamp_thinking_level(model: ModelInfo, level: ThinkingLevel) -> ThinkingLevel:
+    """``level`` when ``model`` offers it, else the next one up it offers, else the next one
+    down (pi-ai's ``clampThinkingLevel``): gemini-3.1-pro at ``medium`` thinks ``high``, and a
+    model without an ``off`` level that is asked for ``off`` thinks at its lowest."""
+    available = supported_thinking_levels(model)
+    if level in available:
+        return level
+    index = THINKING_LEVELS.index(level)
+    for candidate in (*THINKING_LEVELS[index:], *reversed(THINKING_LEVELS[:index])):
+        if candidate in available:
+            return candidate
+    return available[0] if available else "off"
+
+
 def empty_usage() -> dict[str, Any]:
     """The usage of an assistant message before the provider reported any (Pi's zero usage)."""
     return {

@@ -71,7 +71,11 @@ __all__ = [
 
 MODELS_FILE_NAME = "models.json"
 AUTH_FILE_NAME = "auth.json"
-SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "anthropic-messages")
+SUPPORTED_APIS: tuple[Api, ...] = (
+    "openai-completions",
+    "anthropic-messages",
+    "google-generative-ai",
+)
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 

@@ -2,7 +2,8 @@
 
 * :func:`shared_client` — one ``httpx.AsyncClient`` per base URL (and per event loop: a client's
   connection pool belongs to the loop that opened it), reused by every request to that server.
-* :func:`open_event_stream` — POST a JSON body and yield the response's server-sent events.
+* :func:`open_event_stream` — POST a JSON body and yield the response's server-sent events
+  (:func:`open_byte_stream`: its raw bytes, for a provider that splits events itself).
   An HTTP error status, a transport failure before the response, or a response that is not an
   event stream raise :class:`HttpFailure` with the ``errorMessage`` Pi would record and the
   server's ``retry-after``. Failures while streaming raise ``httpx.HTTPError`` for the provider
@@ -33,9 +34,11 @@ __all__ = [
     "AbortRace",
     "Aborted",
     "ClientSource",
+    "ErrorFormatter",
     "HttpFailure",
     "aclose_shared_clients",
     "failure_reason",
+    "open_byte_stream",
     "open_event_stream",
     "shared_client",
 ]
@@ -153,7 +156,7 @@ async def _read_body(response: httpx.Response) -> bytes:
 _END = object()
 
 
-async def _next_event(source: AsyncIterator[ServerSentEvent]) -> object:
+async def _next_event(source: AsyncIterator[Any]) -> object:
     try:
         return await source.__anext__()
     except StopAsyncIteration:
@@ -174,6 +177,50 @@ async def _events(response: httpx.Response, race: AbortRace) -> AsyncIterator[Se
             await source.aclose()
 
 
+#: ``(status, reason phrase, content type, body) -> errorMessage`` of an HTTP error reply
+ErrorFormatter = Callable[[int, str, str, bytes], str]
+
+
+def _default_error_message(status: int, _reason: str, _content_type: str, body: bytes) -> str:
+    return http_error_message(status, body)
+
+
+@contextlib.asynccontextmanager
+async def _open_response(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    race: AbortRace,
+    error_message: ErrorFormatter,
+    event_stream_only: bool,
+    retry_after: bool,
+) -> AsyncIterator[httpx.Response]:
+    """POST and yield a 2xx response (closed afterwards); :class:`HttpFailure` otherwise."""
+    request = client.build_request("POST", url, headers=dict(headers), content=body)
+    try:
+        response = await race.run(client.send(request, stream=True))
+    except httpx.HTTPError as error:
+        raise HttpFailure(network_error_message(error, streaming=False)) from None
+    try:
+        status = response.status_code
+        content_type = response.headers.get("content-type", "")
+        wrong_type = event_stream_only and "text/event-stream" not in content_type
+        if not 200 <= status < 300 or wrong_type:
+            try:
+                data = await race.run(_read_body(response))
+            except httpx.HTTPError as error:
+                raise HttpFailure(network_error_message(error, streaming=True)) from None
+            raise HttpFailure(
+                error_message(status, response.reason_phrase, content_type, data),
+                retry_after_ms(response.headers) if retry_after else None,
+            )
+        yield response
+    finally:
+        await response.aclose()
+
+
 @contextlib.asynccontextmanager
 async def open_event_stream(
     client: httpx.AsyncClient,
@@ -188,27 +235,66 @@ async def open_event_stream(
     Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
     ``httpx.HTTPError`` for a broken stream.
     """
-    request = client.build_request("POST", url, headers=dict(headers), content=body)
-    try:
-        response = await race.run(client.send(request, stream=True))
-    except httpx.HTTPError as error:
-        raise HttpFailure(network_error_message(error, streaming=False)) from None
-    try:
-        status = response.status_code
-        content_type = response.headers.get("content-type", "")
-        if not 200 <= status < 300 or "text/event-stream" not in content_type:
-            try:
-                data = await race.run(_read_body(response))
-            except httpx.HTTPError as error:
-                raise HttpFailure(network_error_message(error, streaming=True)) from None
-            raise HttpFailure(http_error_message(status, data), retry_after_ms(response.headers))
+    async with _open_response(
+        client,
+        url,
+        headers=headers,
+        body=body,
+        race=race,
+        error_message=_default_error_message,
+        event_stream_only=True,
+        retry_after=True,
+    ) as response:
         events = _events(response, race)
         try:
             yield events
         finally:
             await events.aclose()  # type: ignore[attr-defined]
+
+
+async def _chunks(response: httpx.Response, race: AbortRace) -> AsyncIterator[bytes]:
+    source = response.aiter_bytes()
+    try:
+        while True:
+            item = await race.run(_next_event(source))
+            if item is _END:
+                return
+            assert isinstance(item, bytes)
+            yield item
     finally:
-        await response.aclose()
+        with contextlib.suppress(Exception):
+            await source.aclose()  # type: ignore[attr-defined]
+
+
+@contextlib.asynccontextmanager
+async def open_byte_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    race: AbortRace,
+    error_message: ErrorFormatter = _default_error_message,
+) -> AsyncIterator[AsyncIterator[bytes]]:
+    """Like :func:`open_event_stream` for a provider that reads the body itself: the 2xx
+    reply's bytes as they arrive, whatever its content type. An error reply is worded by
+    ``error_message`` and carries no retry-after (the SDKs that read bodies this way ignore it).
+    """
+    async with _open_response(
+        client,
+        url,
+        headers=headers,
+        body=body,
+        race=race,
+        error_message=error_message,
+        event_stream_only=False,
+        retry_after=False,
+    ) as response:
+        chunks = _chunks(response, race)
+        try:
+            yield chunks
+        finally:
+            await chunks.aclose()  # type: ignore[attr-defined]
 
 
 def failure_reason(
