@@ -14,8 +14,9 @@ else ``defaultProvider`` / ``defaultModel`` from settings; else the first models
 that has a key (:mod:`pi_lsp.agent.model_choice`, shared with the language server's
 ``pi/chat``).
 
-Exit codes: 0 done; 1 when the last answer is an error or aborted (the error on stderr), or the
-run failed; 2 for usage errors — an unknown model or provider, a models.json that cannot be
+Exit codes: 0 done (in json mode also when the last answer is an error: the events say so, as
+with Pi 0.85); 1 when the last answer is an error or aborted in text mode (the error on stderr),
+or the run failed; 2 for usage errors — an unknown model or provider, a models.json that cannot be
 used (its file, line and column named), a file that is not a session. SIGINT / SIGTERM abort
 the run (bash kills its process group) and exit 130 / 143. API keys are never printed.
 """
@@ -64,7 +65,8 @@ def add_chat_parser(commands: Any) -> None:
             "working directory, and print the last answer's text (--mode text) or every event "
             "as one JSON line (--mode json: the session header first). The session is saved "
             "under the agent dir (or --session-dir) unless --no-session. Exit 0 on success, 1 "
-            "when the run ends in an error, 2 on usage errors (unknown model or provider, a "
+            "when the run ends in an error (text mode; json mode reports it in the events and "
+            "exits 0), 2 on usage errors (unknown model or provider, a "
             "models.json that cannot be used)."
         ),
     )
@@ -90,7 +92,7 @@ def add_chat_parser(commands: Any) -> None:
         "--thinking",
         choices=THINKING_LEVELS,
         default=None,
-        help="thinking level (default: the session's, else settings, else off)",
+        help="thinking level (default: the session's, else settings, else medium)",
     )
     where = chat.add_mutually_exclusive_group()
     where.add_argument(
@@ -314,11 +316,14 @@ async def _run(
 
 
 def _finish(messages: Sequence[Mapping[str, Any]], *, print_text: bool) -> int:
-    """Pi's ending of print mode: the last assistant message's text, or its error."""
+    """Pi's ending of print mode: the last assistant message's text, or its error (text mode:
+    on stderr, exit 1; json mode: only in the events, exit 0)."""
     last = messages[-1] if messages else None
     if last is None or last.get("role") != "assistant":
         return EXIT_OK
     stop = last.get("stopReason")
+    if stop in ("error", "aborted") and not print_text:
+        return EXIT_OK  # Pi 0.85 in json mode: the error is in the events, the exit status 0
     if stop in ("error", "aborted"):
         error = last.get("errorMessage")
         sys.stderr.write(f"{error if isinstance(error, str) and error else f'Request {stop}'}\n")
