@@ -4,7 +4,8 @@ A case folder ``google_cases/<name>/`` holds
 
 * ``case.json`` — ``description``, ``model`` (a Gemini id of Pi's catalogue), ``args`` (CLI
   arguments both ``pi`` and ``pi-lsp chat`` accept: ``--thinking``, ``--tools``, …), ``prompts``
-  (sent in turn, in one run), optional ``files`` (written into the working directory),
+  (sent in turn, in one run), optional ``files`` (written into the working directory;
+  ``files_base64`` for binary ones),
   ``settings`` (the agent dir's settings.json), ``google`` (extra fields for the agent dir's
   models.json provider ``google``, e.g. a custom non-reasoning model);
 * ``script.json`` — the fake Gemini's answers (:mod:`tests.conformance.google_fake`);
@@ -21,6 +22,7 @@ variable Pi reads for the provider ``google``) and a models.json that points ``g
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from dataclasses import dataclass
@@ -85,6 +87,8 @@ def prepare(run: Run, meta: dict[str, Any], base_url: str) -> None:
         path = run.cwd / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
+    for name, data in (meta.get("files_base64") or {}).items():
+        (run.cwd / name).write_bytes(base64.b64decode(data))
 
 
 def runs(meta: dict[str, Any]) -> list[dict[str, Any]]:

@@ -47,6 +47,7 @@ from pi_lsp.agent.providers.transport import (
     shared_client,
 )
 from pi_lsp.js.json import json_stringify
+from pi_lsp.js.json_document import JsonSyntaxError, parse_json_document
 from pi_lsp.prompt.model_view import SEE_ATTACHED_IMAGE
 from pi_lsp.tools.base import AbortSignal
 
@@ -164,8 +165,12 @@ def _tool_call_id_normalizer(model: ModelInfo) -> Callable[[str], str]:
     return normalize
 
 
-def _inline_data(block: dict[str, Any]) -> Part:
-    return {"inlineData": {"data": block.get("data", ""), "mimeType": block.get("mimeType", "")}}
+def _inline_data(block: dict[str, Any], *, nested: bool = False) -> Part:
+    """An image part. The SDK writes a content part's blob as ``data, mimeType``; one nested
+    in a ``functionResponse`` goes out as Pi built it, ``mimeType`` first."""
+    data, mime = block.get("data", ""), block.get("mimeType", "")
+    blob = {"mimeType": mime, "data": data} if nested else {"data": data, "mimeType": mime}
+    return {"inlineData": blob}
 
 
 def _user_parts(message: Message) -> list[Part]:
@@ -230,7 +235,7 @@ def _function_response(message: Message, model: ModelInfo) -> tuple[Part, list[P
         "response": {"error": value} if message.get("isError") else {"output": value},
     }
     if image_parts and _nests_result_images(model.id):
-        response["parts"] = image_parts
+        response["parts"] = [_inline_data(b, nested=True) for b in images]
     if requires_tool_call_id(model.id):
         response["id"] = message.get("toolCallId", "")
     return {"functionResponse": response}, image_parts
@@ -588,10 +593,15 @@ class _ChunkReader:
 
 
 def _payload(text: str) -> dict[str, Any]:
+    """An event's JSON; a broken one ends the stream with V8's ``JSON.parse`` error text."""
     try:
         value = json.loads(text)
     except ValueError:
-        raise StreamFailure(f"exception parsing stream chunk {text}") from None
+        try:
+            parse_json_document(text)
+        except JsonSyntaxError as error:
+            raise StreamFailure(error.message) from None
+        raise StreamFailure(f"Unexpected JSON in stream chunk {text[:200]}") from None
     return value if isinstance(value, dict) else {}
 
 
