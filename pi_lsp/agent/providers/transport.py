@@ -163,18 +163,17 @@ async def _next_event(source: AsyncIterator[Any]) -> object:
         return _END
 
 
-async def _events(response: httpx.Response, race: AbortRace) -> AsyncIterator[ServerSentEvent]:
-    source = EventSource(response).aiter_sse()
+async def _raced(source: AsyncIterator[T], race: AbortRace) -> AsyncIterator[T]:
+    """``source``'s items, each wait raced against the abort signal; ``source`` closed after."""
     try:
         while True:
             item = await race.run(_next_event(source))
             if item is _END:
                 return
-            assert isinstance(item, ServerSentEvent)
-            yield item
+            yield item  # type: ignore[misc]
     finally:
         with contextlib.suppress(Exception):
-            await source.aclose()
+            await source.aclose()  # type: ignore[attr-defined]
 
 
 #: ``(status, reason phrase, content type, body) -> errorMessage`` of an HTTP error reply
@@ -222,64 +221,17 @@ async def _open_response(
 
 
 @contextlib.asynccontextmanager
-async def open_event_stream(
+async def _stream(
+    read: Callable[[httpx.Response], AsyncIterator[T]],
     client: httpx.AsyncClient,
     url: str,
     *,
     headers: Mapping[str, str],
     body: bytes,
     race: AbortRace,
-) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
-    """POST ``body`` to ``url`` and yield the server-sent events of a 2xx event-stream reply.
-
-    Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
-    ``httpx.HTTPError`` for a broken stream.
-    """
-    async with _open_response(
-        client,
-        url,
-        headers=headers,
-        body=body,
-        race=race,
-        error_message=_default_error_message,
-        event_stream_only=True,
-        retry_after=True,
-    ) as response:
-        events = _events(response, race)
-        try:
-            yield events
-        finally:
-            await events.aclose()  # type: ignore[attr-defined]
-
-
-async def _chunks(response: httpx.Response, race: AbortRace) -> AsyncIterator[bytes]:
-    source = response.aiter_bytes()
-    try:
-        while True:
-            item = await race.run(_next_event(source))
-            if item is _END:
-                return
-            assert isinstance(item, bytes)
-            yield item
-    finally:
-        with contextlib.suppress(Exception):
-            await source.aclose()  # type: ignore[attr-defined]
-
-
-@contextlib.asynccontextmanager
-async def open_byte_stream(
-    client: httpx.AsyncClient,
-    url: str,
-    *,
-    headers: Mapping[str, str],
-    body: bytes,
-    race: AbortRace,
-    error_message: ErrorFormatter = _default_error_message,
-) -> AsyncIterator[AsyncIterator[bytes]]:
-    """Like :func:`open_event_stream` for a provider that reads the body itself: the 2xx
-    reply's bytes as they arrive, whatever its content type. An error reply is worded by
-    ``error_message`` and carries no retry-after (the SDKs that read bodies this way ignore it).
-    """
+    error_message: ErrorFormatter,
+    event_stream_only: bool,
+) -> AsyncIterator[AsyncIterator[T]]:
     async with _open_response(
         client,
         url,
@@ -287,14 +239,64 @@ async def open_byte_stream(
         body=body,
         race=race,
         error_message=error_message,
-        event_stream_only=False,
-        retry_after=False,
+        event_stream_only=event_stream_only,
+        retry_after=event_stream_only,
     ) as response:
-        chunks = _chunks(response, race)
+        items = _raced(read(response), race)
         try:
-            yield chunks
+            yield items
         finally:
-            await chunks.aclose()  # type: ignore[attr-defined]
+            await items.aclose()  # type: ignore[attr-defined]
+
+
+def open_event_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    race: AbortRace,
+) -> contextlib.AbstractAsyncContextManager[AsyncIterator[ServerSentEvent]]:
+    """POST ``body`` to ``url`` and yield the server-sent events of a 2xx event-stream reply.
+
+    Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
+    ``httpx.HTTPError`` for a broken stream.
+    """
+    return _stream(
+        lambda response: EventSource(response).aiter_sse(),
+        client,
+        url,
+        headers=headers,
+        body=body,
+        race=race,
+        error_message=_default_error_message,
+        event_stream_only=True,
+    )
+
+
+def open_byte_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    race: AbortRace,
+    error_message: ErrorFormatter = _default_error_message,
+) -> contextlib.AbstractAsyncContextManager[AsyncIterator[bytes]]:
+    """Like :func:`open_event_stream` for a provider that reads the body itself: the 2xx
+    reply's bytes as they arrive, whatever its content type. An error reply is worded by
+    ``error_message`` and carries no retry-after (the SDKs that read bodies this way ignore it).
+    """
+    return _stream(
+        lambda response: response.aiter_bytes(),
+        client,
+        url,
+        headers=headers,
+        body=body,
+        race=race,
+        error_message=error_message,
+        event_stream_only=False,
+    )
 
 
 def failure_reason(
