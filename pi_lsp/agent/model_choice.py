@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_lsp.agent.model_api import ModelInfo, ThinkingLevel, thinking_level_or_off
+from pi_lsp.agent.model_api import clamp_thinking_level as clamp_levels
 
 if TYPE_CHECKING:
     from pi_lsp.agent.providers.config import ModelsConfig, ResolvedModel
@@ -123,10 +124,12 @@ def choose_model(
 
 
 def clamp_thinking_level(model: ModelInfo, level: str | None) -> ThinkingLevel:
-    """A known level, and ``off`` for a model without reasoning (Pi's clamp)."""
+    """A known level the model offers (Pi's clamp): ``off`` for a model without reasoning;
+    for one whose ``thinkingLevelMap`` lacks the level, the nearest it has, higher first (so
+    ``off`` is gpt-5's ``minimal``)."""
     if not model.reasoning:
         return "off"
-    return thinking_level_or_off(level)
+    return clamp_levels(model, thinking_level_or_off(level))
 
 
 def _has_thinking_entry(session: SessionFile) -> bool:
