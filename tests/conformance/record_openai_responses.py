@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -306,9 +307,10 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "compaction-summary": {
         "description": "threshold compaction after the second run: the summary request has "
-        "no cache key, no session headers, max_output_tokens 0.8 x reserveTokens",
+        "no cache key, no session headers, max_output_tokens 0.8 x reserveTokens (no tools: "
+        "their descriptions, pi-lsp's own words, would change the output budget's estimate)",
         "model": "gpt-5",
-        "args": ["--thinking", "low"],
+        "args": ["--thinking", "low", "--tools", ""],
         "session": True,
         "prompts": ["first question", "second question", "third question"],
         "overrides": {"gpt-5": {"contextWindow": 20000}},
@@ -470,13 +472,11 @@ def pi_model(model_id: str) -> dict[str, Any]:
     return model
 
 
-async def _run_pi(
-    args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
+async def _run(
+    command: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
 ) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
-        str(NODE),
-        str(CLI),
-        *args,
+        *command,
         cwd=cwd,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
@@ -488,27 +488,27 @@ async def _run_pi(
     return process.returncode, out.decode(), err.decode()
 
 
-def pi_args(case: dict[str, Any], model: str, prompts: list[str], work: Path) -> list[str]:
+def cli_args(
+    case: dict[str, Any], model: str, prompts: list[str], work: Path, *, then: bool
+) -> list[str]:
+    """Pi's print-mode arguments for one run of ``case`` (``then``: the continuing run)."""
     args = ["-p", "--mode", "json", "--provider", "openai", "--model", model]
     args += ["--session-dir", str(work / "sessions")] if case.get("session") else ["--no-session"]
-    if case.get("session") and prompts is case.get("then_prompts"):
+    if then:
         args.append("--continue")
-    args += ["--system-prompt", SYSTEM_PROMPT, *case.get("args", [])]
-    return args + prompts
+    return [*args, "--system-prompt", SYSTEM_PROMPT, *case.get("args", []), *prompts]
 
 
-def write_agent_dir(agent: Path, case: dict[str, Any], base_url: str) -> None:
-    agent.mkdir(parents=True, exist_ok=True)
+def builtin_models_json(case: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The agent dir's models.json: the built-in openai provider pointed at the fake."""
     provider: dict[str, Any] = {"baseUrl": base_url + "/v1"}
     if case.get("overrides"):
         provider["modelOverrides"] = case["overrides"]
-    (agent / "models.json").write_text(json.dumps({"providers": {"openai": provider}}, indent=2))
-    if case.get("settings"):
-        (agent / "settings.json").write_text(json.dumps(case["settings"], indent=2))
+    return {"providers": {"openai": provider}}
 
 
 def clean_env(work: Path, extra: dict[str, str]) -> dict[str, str]:
-    keep = ("PATH", "LANG", "LC_ALL", "TERM")
+    keep = ("PATH", "LANG", "LC_ALL", "TERM", "PYTHONPATH")
     env = {k: v for k, v in os.environ.items() if k in keep}
     env.update(
         HOME=str(work / "home"),
@@ -523,62 +523,84 @@ def clean_env(work: Path, extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def work_dir() -> Path:
+    """A fresh folder for one run, with a path of the same length every time: the cwd is in
+    the system prompt, so its length moves the output-budget estimate (``max_output_tokens``
+    of a small context window)."""
+    return Path(tempfile.mkdtemp(prefix="pi-resp-", dir="/tmp"))
+
+
+ModelsJson = Callable[[dict[str, Any], str], dict[str, Any]]
+
+
+async def observe(
+    case: dict[str, Any],
+    work: Path,
+    program: list[str],
+    models_json: ModelsJson = builtin_models_json,
+) -> dict[str, Any]:
+    """Run ``program`` (Pi's ``node cli.js`` or ``pi-lsp chat``) through ``case`` in ``work``
+    against the fake; what it sent and said, normalized."""
+    for sub in ("home", "tmp", "proj", "agent"):
+        (work / sub).mkdir()
+    cwd = (work / "proj").resolve()
+    env = clean_env(work, case.get("env", {}))
+    fake = ResponsesFake(case["script"])
+    async with fake.server() as server:
+        agent = work / "agent"
+        (agent / "models.json").write_text(json.dumps(models_json(case, server.base_url)))
+        if case.get("settings"):
+            (agent / "settings.json").write_text(json.dumps(case["settings"], indent=2))
+        runs = [(case["model"], case.get("prompts", ["hello"]), False)]
+        if case.get("then_model"):
+            runs.append((case["then_model"], case["then_prompts"], True))
+        stdout, stderr, code = "", "", 0
+        for model, prompts, then in runs:
+            args = cli_args(case, model, prompts, work, then=then)
+            code, out_text, err_text = await _run([*program, *args], env, cwd)
+            stdout += out_text
+            stderr += err_text
+    norm = Normalizer(
+        {
+            "CWD": str(cwd),
+            "SESSION_DIR": str(work / "sessions"),
+            "AGENT_DIR": str(work / "agent"),
+            "HOME": str(work / "home"),
+            "TMP": str(work / "tmp"),
+            "WORK": str(work),
+        }
+    )
+    events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    messages = [
+        e["message"]
+        for e in events
+        if e.get("type") == "message_end" and (e.get("message") or {}).get("role") == "assistant"
+    ]
+    return {
+        "requests": recorded_requests(server.requests, norm),
+        "messages": norm.value(messages),
+        "status": {"exit": code, "stderr": norm.text(stderr), "trace": event_trace(events, norm)},
+    }
+
+
 async def record(name: str, case: dict[str, Any], out: Path) -> None:
-    work = Path(tempfile.mkdtemp(prefix="pi-resp-"))
+    work = work_dir()
     try:
-        for sub in ("home", "tmp", "proj"):
-            (work / sub).mkdir()
-        cwd = (work / "proj").resolve()
-        fake = ResponsesFake(case["script"])
-        async with fake.server() as server:
-            write_agent_dir(work / "agent", case, server.base_url)
-            env = clean_env(work, case.get("env", {}))
-            runs = [(case["model"], case.get("prompts", ["hello"]))]
-            if case.get("then_model"):
-                runs.append((case["then_model"], case["then_prompts"]))
-            stdout, stderr, code = "", "", 0
-            for model, prompts in runs:
-                code, out_text, err_text = await _run_pi(
-                    pi_args(case, model, prompts, work), env, cwd
-                )
-                stdout += out_text
-                stderr += err_text
-        norm = Normalizer(
-            {
-                "CWD": str(cwd),
-                "SESSION_DIR": str(work / "sessions"),
-                "AGENT_DIR": str(work / "agent"),
-                "HOME": str(work / "home"),
-                "TMP": str(work / "tmp"),
-                "WORK": str(work),
-            }
-        )
-        events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
-        messages = [
-            e["message"]
-            for e in events
-            if e.get("type") == "message_end"
-            and (e.get("message") or {}).get("role") == "assistant"
-        ]
-        inputs = {k: v for k, v in case.items()}
-        inputs["pi_model"] = {
-            m: pi_model(m) for m in sorted({case["model"], case.get("then_model") or case["model"]})
-        }
-        files = {
-            "case.json": inputs,
-            "requests.json": recorded_requests(server.requests, norm),
-            "messages.json": norm.value(messages),
-            "status.json": {
-                "exit": code,
-                "stderr": norm.text(stderr),
-                "trace": event_trace(events, norm),
-            },
-        }
-        out.mkdir(parents=True, exist_ok=True)
-        for file_name, content in files.items():
-            (out / file_name).write_text(json.dumps(content, indent=1, ensure_ascii=False) + "\n")
+        seen = await observe(case, work, [str(NODE), str(CLI)])
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    inputs = dict(case)
+    models = sorted({case["model"], case.get("then_model") or case["model"]})
+    inputs["pi_model"] = {m: pi_model(m) for m in models}
+    files = {
+        "case.json": inputs,
+        "requests.json": seen["requests"],
+        "messages.json": seen["messages"],
+        "status.json": seen["status"],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    for file_name, content in files.items():
+        (out / file_name).write_text(json.dumps(content, indent=1, ensure_ascii=False) + "\n")
 
 
 async def main_async(names: list[str], check: bool) -> int:

@@ -1,0 +1,123 @@
+"""``pi-lsp chat`` against OpenAI's Responses API does what Pi 0.85.0 did in each recorded case.
+
+Each case of ``openai_responses_cases/`` (recorded by ``record_openai_responses.py`` from the
+real Pi against :class:`~tests.conformance.responses_fake.ResponsesFake`) is replayed: the
+same fake plays the same script over real HTTP on 127.0.0.1, ``pi-lsp chat`` runs as a
+subprocess with the arguments Pi got (built-in ``openai`` provider, base URL and key from the
+environment and the agent dir), and the test compares, under the recording's normalization,
+
+* every request: path, the headers a client chooses, the body field by field (tool
+  descriptions and summarization prompts masked as in the recording);
+* every final assistant message: content (with the signatures Pi keeps for replay),
+  stopReason, errorMessage, usage and cost, responseId, rawStopReason;
+* the exit status, and the retry and compaction events with their payloads.
+
+Until pi-lsp's own catalogue lists the model on ``openai-responses`` the agent dir's
+models.json defines it with Pi's catalogue values, recorded in the case (``pi_model``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_lsp.agent.providers.config import ModelChoiceError, ModelsConfig, resolve_model
+from tests.conformance.record_openai_responses import (
+    CASES_DIR,
+    builtin_models_json,
+    observe,
+    work_dir,
+)
+
+PI_LSP = Path(sys.executable).parent / "pi-lsp"
+CASES = sorted(p.name for p in CASES_DIR.iterdir() if (p / "case.json").is_file())
+
+
+def _load(case: str, name: str) -> Any:
+    return json.loads((CASES_DIR / case / name).read_text("utf-8"))
+
+
+def _catalogue_knows(model_id: str) -> bool:
+    """Whether pi-lsp's built-in openai provider has the model on the Responses API."""
+    try:
+        resolved = resolve_model(ModelsConfig(), "openai", model_id, require_key=False)
+    except ModelChoiceError:
+        return False
+    return resolved.model.api == "openai-responses" and resolved.model.reasoning in (True, False)
+
+
+def _models_json(case: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The built-in provider pointed at the fake, or (until the catalogue lists the models on
+    ``openai-responses``) the models defined with Pi's catalogue values."""
+    if all(_catalogue_knows(m) for m in case["pi_model"]):
+        return builtin_models_json(case, base_url)
+    overrides = case.get("overrides") or {}
+    models = []
+    for model_id, entry in case["pi_model"].items():
+        definition = {k: v for k, v in entry.items() if k not in ("provider", "baseUrl")}
+        definition.update(overrides.get(model_id, {}))
+        models.append(definition)
+    provider = {
+        "baseUrl": base_url + "/v1",
+        "api": "openai-responses",
+        "apiKey": "OPENAI_API_KEY",
+        "models": models,
+    }
+    return {"providers": {"openai": provider}}
+
+
+def _without_descriptions(value: Any) -> Any:
+    """Tool definitions with every description as one placeholder: pi-lsp's tools describe
+    themselves in their own words (names, schemas and order must still be Pi's)."""
+    if isinstance(value, dict):
+        return {
+            k: "{DESCRIPTION}" if k == "description" else _without_descriptions(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_descriptions(v) for v in value]
+    return value
+
+
+def _payload_events(trace: list[Any]) -> list[Any]:
+    return [entry for entry in trace if isinstance(entry, dict)]
+
+
+@pytest.mark.parametrize("name", CASES)
+async def test_pi_lsp_talks_to_the_responses_api_as_pi_does(name: str) -> None:
+    case = _load(name, "case.json")
+    expected_requests = _load(name, "requests.json")
+    expected_messages = _load(name, "messages.json")
+    status = _load(name, "status.json")
+
+    work = work_dir()  # the recording's path length (the cwd is in the system prompt)
+    try:
+        seen = await observe(case, work, [str(PI_LSP), "chat"], _models_json)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    stderr = seen["status"]["stderr"]
+    assert len(seen["requests"]) == len(expected_requests), stderr
+    for number, (ours, pis) in enumerate(zip(seen["requests"], expected_requests, strict=True)):
+        where = f"request {number + 1}"
+        assert ours["path"] == pis["path"], where
+        assert ours["headers"] == pis["headers"], where
+        assert list(ours["body"]) == list(pis["body"]), f"{where}: body keys"
+        for key, value in pis["body"].items():
+            mine = ours["body"][key]
+            if key == "tools":
+                mine, value = _without_descriptions(mine), _without_descriptions(value)
+            assert mine == value, f"{where}: body.{key}"
+    assert len(seen["messages"]) == len(expected_messages), stderr
+    for ours, pis in zip(seen["messages"], expected_messages, strict=True):
+        assert list(ours) == list(pis)
+        for key, value in pis.items():
+            assert ours[key] == value, f"message.{key}"
+    assert seen["status"]["exit"] == status["exit"], stderr
+    assert _payload_events(seen["status"]["trace"]) == _payload_events(status["trace"])
+    assert "{API_KEY}" not in stderr and "{API_KEY}" not in json.dumps(seen["messages"])
