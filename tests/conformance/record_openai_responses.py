@@ -323,6 +323,39 @@ CASES: dict[str, dict[str, Any]] = {
             {"text": "Third answer."},
         ],
     },
+    "foreign-provider-replay": {
+        "description": "a session begun with another provider on the same API (a models.json "
+        "'proxy') continued with openai/gpt-5: its reasoning becomes text, its call ids' item "
+        "part is re-hashed (fc_<hash>), message ids fall back to msg_pi_<n>",
+        "provider": "proxy",
+        "model": "proxy-gpt",
+        "extra_providers": {
+            "proxy": {
+                "api": "openai-responses",
+                "apiKey": "$OPENAI_API_KEY",
+                "models": [
+                    {
+                        "id": "proxy-gpt",
+                        "reasoning": True,
+                        "input": ["text"],
+                        "contextWindow": 200000,
+                        "maxTokens": 32000,
+                        "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+                    }
+                ],
+            }
+        },
+        "then_model": "gpt-5",
+        "args": ["--thinking", "low", "--tools", "bash"],
+        "session": True,
+        "prompts": ["run it"],
+        "then_prompts": ["now gpt-5"],
+        "script": [
+            {"reasoning": ["Proxy plan."], "tool_calls": [BASH]},
+            {"text": "Proxy done."},
+            {"text": "gpt-5 here."},
+        ],
+    },
     "switch-model-replay": {
         "description": "a session of gpt-5 continued with gpt-5-mini: the other model's "
         "reasoning is dropped, fc ids dropped, message ids fall back",
@@ -491,8 +524,10 @@ async def _run(
 def cli_args(
     case: dict[str, Any], model: str, prompts: list[str], work: Path, *, then: bool
 ) -> list[str]:
-    """Pi's print-mode arguments for one run of ``case`` (``then``: the continuing run)."""
-    args = ["-p", "--mode", "json", "--provider", "openai", "--model", model]
+    """Pi's print-mode arguments for one run of ``case`` (``then``: the continuing run, always
+    with the built-in openai provider)."""
+    provider = "openai" if then else case.get("provider", "openai")
+    args = ["-p", "--mode", "json", "--provider", provider, "--model", model]
     args += ["--session-dir", str(work / "sessions")] if case.get("session") else ["--no-session"]
     if then:
         args.append("--continue")
@@ -504,7 +539,15 @@ def builtin_models_json(case: dict[str, Any], base_url: str) -> dict[str, Any]:
     provider: dict[str, Any] = {"baseUrl": base_url + "/v1"}
     if case.get("overrides"):
         provider["modelOverrides"] = case["overrides"]
-    return {"providers": {"openai": provider}}
+    return {"providers": {"openai": provider, **extra_providers(case, base_url)}}
+
+
+def extra_providers(case: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The case's own models.json providers (``extra_providers``), served by the fake too."""
+    return {
+        name: {**entry, "baseUrl": base_url + "/v1"}
+        for name, entry in (case.get("extra_providers") or {}).items()
+    }
 
 
 def clean_env(work: Path, extra: dict[str, str]) -> dict[str, str]:
@@ -590,8 +633,10 @@ async def record(name: str, case: dict[str, Any], out: Path) -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     inputs = dict(case)
-    models = sorted({case["model"], case.get("then_model") or case["model"]})
-    inputs["pi_model"] = {m: pi_model(m) for m in models}
+    models = {case["then_model"]} if case.get("then_model") else set()
+    if case.get("provider", "openai") == "openai":
+        models.add(case["model"])
+    inputs["pi_model"] = {m: pi_model(m) for m in sorted(models)}
     files = {
         "case.json": inputs,
         "requests.json": seen["requests"],

@@ -30,6 +30,7 @@ from pi_lsp.agent.providers.config import ModelChoiceError, ModelsConfig, resolv
 from tests.conformance.record_openai_responses import (
     CASES_DIR,
     builtin_models_json,
+    extra_providers,
     observe,
     work_dir,
 )
@@ -65,10 +66,10 @@ def _models_json(case: dict[str, Any], base_url: str) -> dict[str, Any]:
     provider = {
         "baseUrl": base_url + "/v1",
         "api": "openai-responses",
-        "apiKey": "OPENAI_API_KEY",
+        "apiKey": "$OPENAI_API_KEY",
         "models": models,
     }
-    return {"providers": {"openai": provider}}
+    return {"providers": {"openai": provider, **extra_providers(case, base_url)}}
 
 
 def _without_descriptions(value: Any) -> Any:
