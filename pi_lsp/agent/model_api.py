@@ -52,6 +52,37 @@ def thinking_level_or_off(value: object) -> ThinkingLevel:
     return "off"
 
 
+def supported_thinking_levels(model: ModelInfo) -> list[ThinkingLevel]:
+    """The levels a model offers (pi-ai's ``getSupportedThinkingLevels``): none but ``off``
+    without reasoning; else every level its ``thinkingLevelMap`` does not map to null
+    (``xhigh`` only when the map names it)."""
+    if not model.reasoning:
+        return ["off"]
+    levels: list[ThinkingLevel] = []
+    for level in THINKING_LEVELS:
+        present = level in model.thinking_level_map
+        mapped = model.thinking_level_map.get(level)
+        if present and mapped is None:
+            continue
+        if level == "xhigh" and not present:
+            continue
+        levels.append(level)
+    return levels
+
+
+def clamp_thinking_level(model: ModelInfo, level: ThinkingLevel) -> ThinkingLevel:
+    """The nearest level the model offers: the level itself, else the next higher, else the
+    next lower (pi-ai's ``clampThinkingLevel``)."""
+    available = supported_thinking_levels(model)
+    if level in available:
+        return level
+    start = THINKING_LEVELS.index(level)
+    for candidate in (*THINKING_LEVELS[start:], *reversed(THINKING_LEVELS[:start])):
+        if candidate in available:
+            return candidate
+    return available[0] if available else "off"
+
+
 def empty_usage() -> dict[str, Any]:
     """The usage of an assistant message before the provider reported any (Pi's zero usage)."""
     return {
@@ -104,6 +135,12 @@ class ModelRequest:
     thinking_level: ThinkingLevel = "off"
     #: the API key resolved for this request (never logged, never stored)
     api_key: str | None = field(default=None, repr=False)
+    #: the session's id (Pi's ``sessionId``): prompt-cache key and session headers where the
+    #: API has them; None outside a session
+    session_id: str | None = None
+    #: prompt caching: ``"none"`` for one-off requests (summaries), ``"short"`` / ``"long"``;
+    #: None: ``long`` when ``PI_CACHE_RETENTION=long``, else ``short`` (Pi's default)
+    cache_retention: Literal["none", "short", "long"] | None = None
 
 
 class Provider(Protocol):

@@ -50,6 +50,7 @@ def summary_model_request(
         max_tokens=request.max_tokens,
         thinking_level=level,
         api_key=api_key,
+        cache_retention="none",  # a one-off request: no cache writes, no session routing
     )
 
 

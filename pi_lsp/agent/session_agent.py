@@ -200,6 +200,7 @@ class SessionAgent:
             before_tool_call=before_tool_call,
             after_tool_call=after_tool_call,
             on_stream_error=self._on_stream_error,
+            session_id=session.session_id,
         )
         self._custom_tool_context = tool_context is not None
         self.agent.subscribe(self._handle_agent_event)

@@ -64,8 +64,8 @@ def add_chat_parser(commands: Any) -> None:
             "working directory, and print the last answer's text (--mode text) or every event "
             "as one JSON line (--mode json: the session header first). The session is saved "
             "under the agent dir (or --session-dir) unless --no-session. Exit 0 on success, 1 "
-            "when the run ends in an error, 2 on usage errors (unknown model or provider, a "
-            "models.json that cannot be used)."
+            "when the run ends in an error (in text mode; JSON mode exits 0, as Pi does), 2 on "
+            "usage errors (unknown model or provider, a models.json that cannot be used)."
         ),
     )
     chat.add_argument(
@@ -314,9 +314,10 @@ async def _run(
 
 
 def _finish(messages: Sequence[Mapping[str, Any]], *, print_text: bool) -> int:
-    """Pi's ending of print mode: the last assistant message's text, or its error."""
+    """Pi's ending of print mode: the last assistant message's text, or its error (exit 1).
+    In JSON mode the events said it all: Pi 0.85 exits 0 even after an error answer."""
     last = messages[-1] if messages else None
-    if last is None or last.get("role") != "assistant":
+    if last is None or last.get("role") != "assistant" or not print_text:
         return EXIT_OK
     stop = last.get("stopReason")
     if stop in ("error", "aborted"):
@@ -324,8 +325,7 @@ def _finish(messages: Sequence[Mapping[str, Any]], *, print_text: bool) -> int:
         sys.stderr.write(f"{error if isinstance(error, str) and error else f'Request {stop}'}\n")
         sys.stderr.flush()
         return EXIT_FAILED
-    if print_text:
-        for block in last.get("content") or []:
-            if isinstance(block, Mapping) and block.get("type") == "text":
-                write_replacing(str(block.get("text", "")) + "\n")
+    for block in last.get("content") or []:
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            write_replacing(str(block.get("text", "")) + "\n")
     return EXIT_OK

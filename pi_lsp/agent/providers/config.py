@@ -64,7 +64,7 @@ __all__ = [
     "unreachable_reason",
 ]
 
-SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "anthropic-messages")
+SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "anthropic-messages", "openai-responses")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from pi_lsp.agent.model_api import ModelInfo, Provider
 from pi_lsp.agent.providers.anthropic_messages import AnthropicMessagesProvider
 from pi_lsp.agent.providers.openai_completions import OpenAICompletionsProvider
+from pi_lsp.agent.providers.openai_responses import OpenAIResponsesProvider
 from pi_lsp.agent.providers.transport import ClientSource
 
 __all__ = ["provider_for"]
 
 _OPENAI = OpenAICompletionsProvider()
 _ANTHROPIC = AnthropicMessagesProvider()
+_RESPONSES = OpenAIResponsesProvider()
 
 
 def provider_for(model: ModelInfo, *, clients: ClientSource | None = None) -> Provider:
@@ -23,4 +25,6 @@ def provider_for(model: ModelInfo, *, clients: ClientSource | None = None) -> Pr
         return _OPENAI if clients is None else OpenAICompletionsProvider(clients)
     if model.api == "anthropic-messages":
         return _ANTHROPIC if clients is None else AnthropicMessagesProvider(clients)
+    if model.api == "openai-responses":
+        return _RESPONSES if clients is None else OpenAIResponsesProvider(clients)
     raise ValueError(f"no provider speaks the api {model.api!r}")

@@ -88,12 +88,26 @@ class Aborted(Exception):
 
 
 class HttpFailure(Exception):
-    """The request failed before any event arrived; ``message`` is the ``errorMessage``."""
+    """The request failed before any event arrived; ``message`` is the ``errorMessage``.
 
-    def __init__(self, message: str, retry_after_ms: int | None = None) -> None:
+    For an HTTP error status, ``status`` and ``body`` (at most :data:`MAX_ERROR_BODY` bytes)
+    are kept for providers that word the error their own way; both are None for a transport
+    failure before any response.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        retry_after_ms: int | None = None,
+        *,
+        status: int | None = None,
+        body: bytes | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.retry_after_ms = retry_after_ms
+        self.status = status
+        self.body = body
 
 
 class AbortRace:
@@ -201,7 +215,12 @@ async def open_event_stream(
                 data = await race.run(_read_body(response))
             except httpx.HTTPError as error:
                 raise HttpFailure(network_error_message(error, streaming=True)) from None
-            raise HttpFailure(http_error_message(status, data), retry_after_ms(response.headers))
+            raise HttpFailure(
+                http_error_message(status, data),
+                retry_after_ms(response.headers),
+                status=status,
+                body=data,
+            )
         events = _events(response, race)
         try:
             yield events
