@@ -39,7 +39,7 @@ Api = Literal[
     "bedrock-converse-stream",
     "mistral-conversations",
 ]
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 #: Pi's thinking levels, lowest first (the one place they are written out)
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
 
@@ -104,6 +104,9 @@ class ModelRequest:
     thinking_level: ThinkingLevel = "off"
     #: the API key resolved for this request (never logged, never stored)
     api_key: str | None = field(default=None, repr=False)
+    #: prompt caching: ``none`` (a one-off request: summaries), ``short``, ``long``; ``None``:
+    #: ``long`` when ``PI_CACHE_RETENTION=long`` is set, else ``short`` (pi-ai's rule)
+    cache_retention: Literal["none", "short", "long"] | None = None
 
 
 class Provider(Protocol):

@@ -8,8 +8,9 @@ Written once for both faces: ``pi-lsp chat`` and the language server's ``pi/chat
   ``pi/model/select``, ``defaultProvider`` / ``defaultModel`` from settings — and then every
   models.json model; the first that has a key wins (:func:`choose_model`).
 - The thinking level: the one asked for, else the level a resumed session records, else
-  ``defaultThinkingLevel``, else off (:func:`initial_thinking_level`), clamped to ``off`` for a
-  model without reasoning (:func:`clamp_thinking_level`).
+  ``defaultThinkingLevel``, else ``medium``, Pi's default (:func:`initial_thinking_level`),
+  clamped to what the model supports (:func:`clamp_thinking_level`: ``off`` without reasoning,
+  else the nearest level its ``thinkingLevelMap`` allows, upwards first).
 - A new session records the model and level as its first entries; a resumed one only a level
   entry when it has none yet (:func:`record_model_choice`).
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pi_lsp.agent.model_api import ModelInfo, ThinkingLevel, thinking_level_or_off
+from pi_lsp.agent.model_api import THINKING_LEVELS, ModelInfo, ThinkingLevel
 
 if TYPE_CHECKING:
     from pi_lsp.agent.providers.config import ModelsConfig, ResolvedModel
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from pi_lsp.session.session_file import SessionFile
 
 __all__ = [
+    "DEFAULT_THINKING_LEVEL",
     "NO_MODEL",
     "choose_model",
     "clamp_thinking_level",
@@ -35,6 +37,7 @@ __all__ = [
     "record_model_choice",
     "recorded_model",
     "settings_default_model",
+    "supported_thinking_levels",
 ]
 
 NO_MODEL = (
@@ -122,11 +125,40 @@ def choose_model(
     raise ModelChoiceError(NO_MODEL)
 
 
-def clamp_thinking_level(model: ModelInfo, level: str | None) -> ThinkingLevel:
-    """A known level, and ``off`` for a model without reasoning (Pi's clamp)."""
+#: Pi's level when neither the command line, the session nor the settings name one
+DEFAULT_THINKING_LEVEL = "medium"
+
+
+def supported_thinking_levels(model: ModelInfo) -> list[ThinkingLevel]:
+    """The levels ``model`` offers, lowest first (pi-ai's ``getSupportedThinkingLevels``):
+    only ``off`` without reasoning; a level mapped to ``None`` is left out, and ``xhigh`` /
+    ``max`` exist only where the map names them."""
     if not model.reasoning:
-        return "off"
-    return thinking_level_or_off(level)
+        return ["off"]
+    levels: list[ThinkingLevel] = []
+    for level in THINKING_LEVELS:
+        if level in model.thinking_level_map and model.thinking_level_map[level] is None:
+            continue
+        if level in ("xhigh", "max") and level not in model.thinking_level_map:
+            continue
+        levels.append(level)
+    return levels
+
+
+def clamp_thinking_level(model: ModelInfo, level: str | None) -> ThinkingLevel:
+    """``level`` if the model supports it, else the next supported one above it, else the
+    nearest below (Pi's ``clampThinkingLevel``); an unknown level is the lowest supported."""
+    available = supported_thinking_levels(model)
+    wanted = next((known for known in THINKING_LEVELS if known == level), None)
+    if wanted is None:
+        return available[0] if available else "off"
+    if wanted in available:
+        return wanted
+    start = THINKING_LEVELS.index(wanted)
+    for candidate in (*THINKING_LEVELS[start:], *reversed(THINKING_LEVELS[:start])):
+        if candidate in available:
+            return candidate
+    return available[0] if available else "off"
 
 
 def _has_thinking_entry(session: SessionFile) -> bool:
@@ -140,13 +172,13 @@ def initial_thinking_level(
     context: SessionContext | None,
 ) -> str:
     """The requested level, else the level a resumed session records, else
-    ``defaultThinkingLevel``, else off (clamp it with :func:`clamp_thinking_level`)."""
+    ``defaultThinkingLevel``, else ``medium`` (clamp it with :func:`clamp_thinking_level`)."""
     if flag is not None:
         return flag
     if context is not None and _has_thinking_entry(session):
         return str(context.thinking_level)
     default = settings.get("defaultThinkingLevel")
-    return default if isinstance(default, str) else "off"
+    return default if isinstance(default, str) else DEFAULT_THINKING_LEVEL
 
 
 def record_model_choice(

@@ -1,4 +1,4 @@
-"""A recording fake Anthropic Messages server that a separate process (Pi, ``pi-lsp chat``) talks to.
+"""A recording fake Anthropic Messages server for a client in another process (Pi, pi-lsp chat).
 
     with FakeAnthropic(script) as fake:
         ... run a client with baseUrl fake.base_url ...

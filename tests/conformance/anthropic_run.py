@@ -18,10 +18,13 @@ path → text, written into the working directory).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +67,14 @@ class Workspace:
     agent: Path
     home: Path
     tmp: Path
+
+
+def fixed_length_base(base: Path) -> Path:
+    """A folder for a run whose path has the same length on every run: the working
+    directory is in the system prompt, and so in the input estimate that clamps
+    ``max_tokens``. Under ``/tmp`` where there is one (as when the goldens were recorded)."""
+    parent = "/tmp" if os.path.isdir("/tmp") else str(base)
+    return Path(tempfile.mkdtemp(prefix="pi-anth-", dir=parent))
 
 
 def build_workspace(meta: Mapping[str, Any], base: Path, base_url: str) -> Workspace:
@@ -121,18 +132,23 @@ def client_args(meta: Mapping[str, Any]) -> list[str]:
 def run_case(
     meta: Mapping[str, Any], base: Path, program: Sequence[str], *, timeout: float = 120
 ) -> tuple[dict[str, Any], Workspace, subprocess.CompletedProcess[bytes]]:
-    """Run ``program`` (plus :func:`client_args`) on the case; the observations and the run."""
-    with FakeAnthropic(meta.get("script") or []) as fake:
-        ws = build_workspace(meta, base, fake.base_url)
-        proc = subprocess.run(
-            [*program, *client_args(meta)],
-            cwd=ws.cwd,
-            env=client_env(ws, meta),
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
-    return observe(fake.requests, proc, ws), ws, proc
+    """Run ``program`` (plus :func:`client_args`) on the case; the observations and the run.
+    The run's folders are removed afterwards (``base`` is only where they go without /tmp)."""
+    folder = fixed_length_base(base)
+    try:
+        with FakeAnthropic(meta.get("script") or []) as fake:
+            ws = build_workspace(meta, folder, fake.base_url)
+            proc = subprocess.run(
+                [*program, *client_args(meta)],
+                cwd=ws.cwd,
+                env=client_env(ws, meta),
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+            )
+        return observe(fake.requests, proc, ws), ws, proc
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,6 +184,11 @@ def _headers(request: Recorded) -> dict[str, str]:
     return out
 
 
+def _ours(block: Any) -> bool:
+    """A system block holding the case's own prompt (not a summary request's prose)."""
+    return isinstance(block, dict) and str(block.get("text", "")).startswith(SYSTEM_PROMPT)
+
+
 def mask_body(body: Any) -> Any:
     """A request body with Pi's prose masked: tool descriptions, and the system prompt and
     instructions of a summary request (one without tools whose system prompt is not ours)."""
@@ -177,7 +198,7 @@ def mask_body(body: Any) -> Any:
     if "tools" in out:
         out["tools"] = mask_descriptions(out["tools"])
     system = out.get("system")
-    if isinstance(system, list) and system and not str(system[0].get("text", "")).startswith(SYSTEM_PROMPT):
+    if isinstance(system, list) and system and not _ours(system[0]):
         out["system"] = [{**block, "text": prose_digest(block["text"])} for block in system]
         messages = [dict(m) for m in out.get("messages", [])]
         for message in messages:
@@ -243,7 +264,7 @@ def observe(
         }
         for r in requests
     ]
-    delays = [round((b.at - a.at) * 1000) for a, b in zip(requests, requests[1:], strict=False)]
+    delays = [round((b.at - a.at) * 1000) for a, b in itertools.pairwise(requests)]
     status = {
         "exit": proc.returncode,
         "requests": len(requests),

@@ -104,7 +104,7 @@ def test_a_failing_request_never_shows_the_key(tmp_path: Path) -> None:
         "type": "error",
         "error": {"type": "authentication_error", "message": f"invalid x-api-key {PLANTED_KEY}"},
     }
-    meta = {"script": [{"http": 401, "body": echo}]}
+    meta = {"script": [{"http": 401, "body": echo}] * 2}
     session_dir = tmp_path / "sessions"
     with FakeAnthropic(meta["script"]) as fake:
         ws = build_workspace(meta, tmp_path, fake.base_url)
