@@ -243,6 +243,11 @@ def _event_trace(stdout: str) -> list[str]:
             continue
         if kind.startswith("auto_retry") or kind.startswith("compaction"):
             details = {k: v for k, v in event.items() if k not in ("type", "result", "message")}
+            result = event.get("result")
+            if isinstance(result, dict):  # the summary's usage and size (not its entry ids)
+                details["result"] = {
+                    k: result.get(k) for k in ("summary", "tokensBefore", "usage") if k in result
+                }
             trace.append(f"{kind} {json.dumps(details, sort_keys=True)}")
         else:
             trace.append(kind)
