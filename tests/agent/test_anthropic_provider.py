@@ -16,7 +16,11 @@ from pi_lsp.agent.providers.anthropic_messages import (
     NO_MESSAGE_STOP_MESSAGE,
     build_request_body,
 )
-from pi_lsp.agent.providers.errors import is_context_overflow, is_retryable_error
+from pi_lsp.agent.providers.errors import (
+    anthropic_error_message,
+    is_context_overflow,
+    is_retryable_error,
+)
 from pi_lsp.agent.providers.secret import Secret
 from pi_lsp.tools.base import AbortSignal
 from tests.agent.http_fixtures import (
@@ -451,3 +455,26 @@ async def test_abort(server: LocalHTTPServer) -> None:
     assert last["error"]["errorMessage"] == "Request was aborted"
     await asyncio.wait_for(server.client_gone.wait(), timeout=10)
     assert json.dumps(last["error"]).find(str(KEY)) == -1
+
+
+def test_http_error_texts_are_the_sdks() -> None:
+    """``{status} {text}`` as the Anthropic SDK writes it, which Pi shows (case http-400)."""
+    assert anthropic_error_message(429, b"") == "429 status code (no body)"
+    assert anthropic_error_message(500, b"upstream exploded") == "500 upstream exploded"
+    assert anthropic_error_message(502, b'{"message": "bad gateway"}') == "502 bad gateway"
+    assert anthropic_error_message(400, b'{"type": "error", "error": {"message": "x"}}') == (
+        '400 {"type":"error","error":{"message":"x"}}'
+    )
+    assert anthropic_error_message(503, b"null") == "503 null"
+
+
+async def test_an_unreadable_event_ends_the_stream(server: LocalHTTPServer) -> None:
+    model = make_model(server.base_url)
+    start = {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 3}}}
+    server.enqueue(
+        sse_reply(anthropic_events(("message_start", start), b"event: message_delta\ndata: {x\n\n"))
+    )
+    _, message = await run(request_for(model))
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"].startswith("Could not parse Anthropic SSE event message_delta")
+    assert message["usage"]["input"] == 3 and message["usage"]["cacheWrite1h"] == 0
