@@ -39,7 +39,7 @@ Api = Literal[
     "bedrock-converse-stream",
     "mistral-conversations",
 ]
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 #: Pi's thinking levels, lowest first (the one place they are written out)
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
 
@@ -55,7 +55,7 @@ def thinking_level_or_off(value: object) -> ThinkingLevel:
 def supported_thinking_levels(model: ModelInfo) -> list[ThinkingLevel]:
     """The levels a model offers (pi-ai's ``getSupportedThinkingLevels``): none but ``off``
     without reasoning; else every level its ``thinkingLevelMap`` does not map to null
-    (``xhigh`` only when the map names it)."""
+    (``xhigh`` and ``max`` only where the map names them)."""
     if not model.reasoning:
         return ["off"]
     levels: list[ThinkingLevel] = []
@@ -64,7 +64,7 @@ def supported_thinking_levels(model: ModelInfo) -> list[ThinkingLevel]:
         mapped = model.thinking_level_map.get(level)
         if present and mapped is None:
             continue
-        if level == "xhigh" and not present:
+        if level in ("xhigh", "max") and not present:
             continue
         levels.append(level)
     return levels

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pi_lsp.session.session_file import SessionFile
 
 __all__ = [
+    "DEFAULT_THINKING_LEVEL",
     "NO_MODEL",
     "choose_model",
     "clamp_thinking_level",

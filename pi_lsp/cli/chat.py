@@ -14,8 +14,9 @@ else ``defaultProvider`` / ``defaultModel`` from settings; else the first models
 that has a key (:mod:`pi_lsp.agent.model_choice`, shared with the language server's
 ``pi/chat``).
 
-Exit codes: 0 done; 1 when the last answer is an error or aborted (the error on stderr), or the
-run failed; 2 for usage errors — an unknown model or provider, a models.json that cannot be
+Exit codes: 0 done (in JSON mode also when the last answer is an error: the events say so, as
+in Pi 0.85); 1 when, in text mode, the last answer is an error or aborted (the error on stderr),
+or the run failed; 2 for usage errors — an unknown model or provider, a models.json that cannot be
 used (its file, line and column named), a file that is not a session. SIGINT / SIGTERM abort
 the run (bash kills its process group) and exit 130 / 143. API keys are never printed.
 """
@@ -90,7 +91,8 @@ def add_chat_parser(commands: Any) -> None:
         "--thinking",
         choices=THINKING_LEVELS,
         default=None,
-        help="thinking level (default: the session's, else settings, else off)",
+        help="thinking level (default: the session's, else settings, else medium; clamped to "
+        "the model's levels)",
     )
     where = chat.add_mutually_exclusive_group()
     where.add_argument(

@@ -75,7 +75,7 @@ def echo_in_stream(request: RecordedRequest) -> Reply:
     """A 200 event stream whose first event is an error quoting the headers (each API's
     way: OpenAI's ``error`` chunk, Anthropic's ``error`` event)."""
     error = {"message": _echo(request), "type": "server_error"}
-    if request.path.endswith("/messages"):
+    if request.path.split("?")[0].endswith("/messages"):  # Anthropic: /v1/messages?beta=true
         return sse_reply(anthropic_events(("error", {"type": "error", "error": error})))
     return sse_reply([{"error": error}])
 

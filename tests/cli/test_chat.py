@@ -231,7 +231,8 @@ async def test_a_failed_request_exits_1_in_text_mode_without_showing_the_key(
 
     assert text.code == 1 and text.stdout == ""
     assert "Incorrect API key provided" in text.stderr
-    assert json_mode.code == 0  # as Pi 0.85: the JSON events carry the error
+    assert json_mode.code == 0  # as Pi 0.85: the events carry the error (anthropic http-400)
+    assert json_mode.stderr == ""
     last_message = [line for line in json_mode.lines() if line["type"] == "message_end"][-1]
     assert last_message["message"]["stopReason"] == "error"
     [file] = session_files(sessions)  # the failed answer is kept, as Pi keeps it

@@ -196,8 +196,12 @@ async def open_event_stream(
     headers: Mapping[str, str],
     body: bytes,
     race: AbortRace,
+    error_message: Callable[[int, bytes], str] = http_error_message,
 ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
     """POST ``body`` to ``url`` and yield the server-sent events of a 2xx event-stream reply.
+
+    An HTTP error's text is ``error_message(status, body)`` (each vendor's SDK words it its
+    own way).
 
     Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
     ``httpx.HTTPError`` for a broken stream.
@@ -216,7 +220,7 @@ async def open_event_stream(
             except httpx.HTTPError as error:
                 raise HttpFailure(network_error_message(error, streaming=True)) from None
             raise HttpFailure(
-                http_error_message(status, data),
+                error_message(status, data),
                 retry_after_ms(response.headers),
                 status=status,
                 body=data,
