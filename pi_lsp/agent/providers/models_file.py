@@ -17,8 +17,10 @@ A provider of its own with ``models`` defines them (``baseUrl``, ``apiKey`` and 
 required); an entry for a built-in provider may add models (taking api and base URL from Pi's
 catalogue) or only set its base URL, headers, compat flags, key or single models' overrides.
 Values of ``apiKey`` and ``headers`` are references, resolved when used: ``!command`` (its
-output, cached; ``!!command`` runs every time), ``$NAME`` / ``${NAME}`` (that environment
-variable), a bare name of a set environment variable (its value), else the literal text.
+output, cached; ``!!command`` runs every time), else a template as Pi 0.85 reads it:
+``$NAME`` / ``${NAME}`` anywhere in the text take that environment variable (``Bearer $TOKEN``),
+``$$`` is a ``$`` and ``$!`` a ``!``, and the rest is literal — a bare ``NAME`` is sent as the
+text NAME (the oracle showed it; older notes said a set variable's name resolved to its value).
 
 ``auth.json`` holds stored keys, ``{"provider": {"type": "api_key", "key": …}}``
 (:func:`read_auth`; which key wins is :mod:`~pi_lsp.agent.providers.config`'s business).
@@ -30,7 +32,6 @@ column (of the JSON error, or of the member that breaks the schema).
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,7 +60,6 @@ MODELS_FILE_NAME = "models.json"
 AUTH_FILE_NAME = "auth.json"
 _COMMAND_TIMEOUT_S = 10
 _command_cache: dict[str, str | None] = {}
-_ENV_REF = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
 
 
 class ModelsConfigError(ValueError):
@@ -105,10 +105,62 @@ def resolve_config_value(value: str, env: Mapping[str, str] | None = None) -> st
         if command not in _command_cache:
             _command_cache[command] = _run_command(command)
         return _command_cache[command]
-    match = _ENV_REF.match(value)
-    if match:
-        return environ.get(match.group(1) or match.group(2)) or None
-    return environ.get(value) or value
+    return _interpolate(value, environ)
+
+
+def _name_at(text: str, start: int) -> int:
+    """The end of an environment variable name starting at ``start`` (``start``: none)."""
+    end = start
+    while end < len(text) and (text[end] == "_" or (text[end].isascii() and text[end].isalnum())):
+        if end == start and text[end].isdigit():
+            return start
+        end += 1
+    return end
+
+
+def _interpolate(value: str, environ: Mapping[str, str]) -> str | None:
+    """Pi 0.85's template: ``$NAME`` and ``${NAME}`` anywhere take that variable (a variable
+    unset or empty leaves the whole value unresolved), ``$$`` is ``$`` and ``$!`` is ``!``;
+    everything else is literal (a bare ``NAME`` is the text NAME, as Pi sends it)."""
+    out: list[str] = []
+    index = 0
+    while index < len(value):
+        dollar = value.find("$", index)
+        if dollar < 0:
+            out.append(value[index:])
+            break
+        out.append(value[index:dollar])
+        following = value[dollar + 1 : dollar + 2]
+        if following in ("$", "!"):
+            out.append(following)
+            index = dollar + 2
+            continue
+        if following == "{":
+            close = value.find("}", dollar + 2)
+            name = value[dollar + 2 : close] if close >= 0 else ""
+            if close < 0:
+                out.append("$")
+                index = dollar + 1
+            elif name and _name_at(name, 0) == len(name):
+                if not environ.get(name):
+                    return None
+                out.append(environ[name])
+                index = close + 1
+            else:
+                out.append(value[dollar : close + 1])
+                index = close + 1
+            continue
+        end = _name_at(value, dollar + 1)
+        if end == dollar + 1:
+            out.append("$")
+            index = dollar + 1
+            continue
+        name = value[dollar + 1 : end]
+        if not environ.get(name):
+            return None
+        out.append(environ[name])
+        index = end
+    return "".join(out)
 
 
 def resolve_headers(headers: Mapping[str, str], env: Mapping[str, str] | None) -> dict[str, str]:
