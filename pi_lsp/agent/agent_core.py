@@ -113,6 +113,7 @@ class Agent:
         before_tool_call: BeforeToolCall | None = None,
         after_tool_call: AfterToolCall | None = None,
         on_stream_error: Callable[[Message, Any], None] | None = None,
+        session_id: str | None = None,
     ) -> None:
         self.state = AgentState(
             system_prompt=system_prompt,
@@ -133,6 +134,7 @@ class Agent:
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.on_stream_error = on_stream_error
+        self.session_id = session_id
         self._steering = _Queue(steering_mode)
         self._follow_up = _Queue(follow_up_mode)
         self._listeners = Listeners()
@@ -322,6 +324,7 @@ class Agent:
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
             on_stream_error=self.on_stream_error,
+            session_id=self.session_id,
         )
 
     async def _with_lifecycle(self, run: Callable[[AbortSignal], Awaitable[Any]]) -> None:

@@ -130,6 +130,8 @@ class LoopConfig:
     before_tool_call: BeforeToolCall | None = None
     after_tool_call: AfterToolCall | None = None
     on_stream_error: Callable[[Message, Mapping[str, Any]], None] | None = None
+    #: the session's id, passed on in every request (prompt-cache key, session headers)
+    session_id: str | None = None
 
 
 def tool_definitions(names: Sequence[str]) -> list[dict[str, Any]]:
@@ -242,6 +244,7 @@ async def stream_assistant_response(
         max_tokens=request_max_tokens(config.model, context.system_prompt, llm_messages, tools),
         thinking_level=config.thinking_level,
         api_key=api_key,
+        session_id=config.session_id,
     )
 
     partial: Message | None = None

@@ -39,7 +39,7 @@ Api = Literal[
     "bedrock-converse-stream",
     "mistral-conversations",
 ]
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 #: Pi's thinking levels, lowest first (the one place they are written out)
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
 
@@ -53,31 +53,31 @@ def thinking_level_or_off(value: object) -> ThinkingLevel:
 
 
 def supported_thinking_levels(model: ModelInfo) -> list[ThinkingLevel]:
-    """The levels ``model`` offers (pi-ai's ``getSupportedThinkingLevels``): only ``off``
-    without reasoning; else every level except those its ``thinkingLevelMap`` maps to null,
-    and ``xhigh`` only when the map names it."""
+    """The levels a model offers (pi-ai's ``getSupportedThinkingLevels``): none but ``off``
+    without reasoning; else every level its ``thinkingLevelMap`` does not map to null
+    (``xhigh`` and ``max`` only where the map names them)."""
     if not model.reasoning:
         return ["off"]
     levels: list[ThinkingLevel] = []
     for level in THINKING_LEVELS:
-        named = level in model.thinking_level_map
-        if named and model.thinking_level_map[level] is None:
+        present = level in model.thinking_level_map
+        mapped = model.thinking_level_map.get(level)
+        if present and mapped is None:
             continue
-        if level == "xhigh" and not named:
+        if level in ("xhigh", "max") and not present:
             continue
         levels.append(level)
     return levels
 
 
 def clamp_thinking_level(model: ModelInfo, level: ThinkingLevel) -> ThinkingLevel:
-    """``level`` when ``model`` offers it, else the next one up it offers, else the next one
-    down (pi-ai's ``clampThinkingLevel``): gemini-3.1-pro at ``medium`` thinks ``high``, and a
-    model without an ``off`` level that is asked for ``off`` thinks at its lowest."""
+    """The nearest level the model offers: the level itself, else the next higher, else the
+    next lower (pi-ai's ``clampThinkingLevel``)."""
     available = supported_thinking_levels(model)
     if level in available:
         return level
-    index = THINKING_LEVELS.index(level)
-    for candidate in (*THINKING_LEVELS[index:], *reversed(THINKING_LEVELS[:index])):
+    start = THINKING_LEVELS.index(level)
+    for candidate in (*THINKING_LEVELS[start:], *reversed(THINKING_LEVELS[:start])):
         if candidate in available:
             return candidate
     return available[0] if available else "off"
@@ -135,6 +135,12 @@ class ModelRequest:
     thinking_level: ThinkingLevel = "off"
     #: the API key resolved for this request (never logged, never stored)
     api_key: str | None = field(default=None, repr=False)
+    #: the session's id (Pi's ``sessionId``): prompt-cache key and session headers where the
+    #: API has them; None outside a session
+    session_id: str | None = None
+    #: prompt caching: ``"none"`` for one-off requests (summaries), ``"short"`` / ``"long"``;
+    #: None: ``long`` when ``PI_CACHE_RETENTION=long``, else ``short`` (Pi's default)
+    cache_retention: Literal["none", "short", "long"] | None = None
 
 
 class Provider(Protocol):

@@ -8,8 +8,9 @@ Written once for both faces: ``pi-lsp chat`` and the language server's ``pi/chat
   ``pi/model/select``, ``defaultProvider`` / ``defaultModel`` from settings — and then every
   models.json model; the first that has a key wins (:func:`choose_model`).
 - The thinking level: the one asked for, else the level a resumed session records, else
-  ``defaultThinkingLevel``, else ``medium`` (:func:`initial_thinking_level`), clamped to what the
-  model offers (``off`` without reasoning; :func:`clamp_thinking_level`).
+  ``defaultThinkingLevel``, else ``medium`` (:func:`initial_thinking_level`), clamped to what
+  the model offers: ``off`` without reasoning, the nearest level its ``thinkingLevelMap``
+  has otherwise (:func:`clamp_thinking_level`).
 - A new session records the model and level as its first entries; a resumed one only a level
   entry when it has none yet (:func:`record_model_choice`).
 """
@@ -20,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_lsp.agent.model_api import ModelInfo, ThinkingLevel, thinking_level_or_off
-from pi_lsp.agent.model_api import clamp_thinking_level as clamp_to_model
+from pi_lsp.agent.model_api import clamp_thinking_level as clamp_levels
 
 if TYPE_CHECKING:
     from pi_lsp.agent.providers.config import ModelsConfig, ResolvedModel
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from pi_lsp.session.session_file import SessionFile
 
 __all__ = [
+    "DEFAULT_THINKING_LEVEL",
     "NO_MODEL",
     "choose_model",
     "clamp_thinking_level",
@@ -123,14 +125,17 @@ def choose_model(
     raise ModelChoiceError(NO_MODEL)
 
 
-#: Pi's level when neither the command line, the session nor the settings name one
+#: the level of a new session when neither the command line nor the settings name one (Pi's)
 DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
 
 
 def clamp_thinking_level(model: ModelInfo, level: str | None) -> ThinkingLevel:
-    """A level ``model`` offers: ``off`` without reasoning, else the nearest to ``level``
-    (Pi's clamp, :func:`pi_lsp.agent.model_api.clamp_thinking_level`)."""
-    return clamp_to_model(model, thinking_level_or_off(level))
+    """A known level the model offers (Pi's clamp): ``off`` for a model without reasoning;
+    for one whose ``thinkingLevelMap`` lacks the level, the nearest it has, higher first (so
+    ``off`` is gpt-5's ``minimal``)."""
+    if not model.reasoning:
+        return "off"
+    return clamp_levels(model, thinking_level_or_off(level))
 
 
 def _has_thinking_entry(session: SessionFile) -> bool:
@@ -145,7 +150,7 @@ def initial_thinking_level(
 ) -> str:
     """The requested level, else the level a resumed session records, else
     ``defaultThinkingLevel``, else Pi's default ``medium`` (clamp it with
-    :func:`clamp_thinking_level`: a model without reasoning thinks ``off``)."""
+    :func:`clamp_thinking_level`: a model without reasoning gets ``off``)."""
     if flag is not None:
         return flag
     if context is not None and _has_thinking_entry(session):

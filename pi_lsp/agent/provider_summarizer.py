@@ -50,6 +50,7 @@ def summary_model_request(
         max_tokens=request.max_tokens,
         thinking_level=level,
         api_key=api_key,
+        cache_retention="none",  # a one-off request: no cache writes, no session routing
     )
 
 
@@ -116,16 +117,14 @@ class ProviderSummarizer:
         attempt = 0
         retried = False
         while True:
-            message, final_event = await self._once(request)
+            message, _final_event = await self._once(request)
             stop = message.get("stopReason")
             if stop != "error" or attempt >= self.retry.max_retries or not self.retry.enabled:
                 break
             if not is_retryable_error(message, self.model.context_window):
                 break
-            retry_after = final_event.get("retryAfterMs")
-            delay = self.retry.delay_ms(
-                attempt + 1, retry_after if isinstance(retry_after, int) else None
-            )
+            # Pi's own backoff; a server's retry-after is not read (as the session's retry)
+            delay = self.retry.delay_ms(attempt + 1)
             if delay is None:
                 break
             attempt += 1

@@ -199,7 +199,7 @@ class SessionAgent:
             prepare_next_turn=self._prepare_next_turn,
             before_tool_call=before_tool_call,
             after_tool_call=after_tool_call,
-            on_stream_error=self._on_stream_error,
+            session_id=session.session_id,
         )
         self._custom_tool_context = tool_context is not None
         self.agent.subscribe(self._handle_agent_event)
@@ -216,7 +216,6 @@ class SessionAgent:
         self._follow_up_texts: list[str] = []
         self._run_active = False
         self._last_assistant: Message | None = None
-        self._last_error: tuple[Message, int | None] | None = None
         self._overflow_recovery_attempted = False
         self._retry_attempt = 0
         self._retry_signal: AbortSignal | None = None
@@ -362,10 +361,6 @@ class SessionAgent:
 
     async def _emit_queue_update(self) -> None:
         await self._emit(events.queue_update(self._steering_texts, self._follow_up_texts))
-
-    def _on_stream_error(self, message: Message, event: Any) -> None:
-        retry_after = event.get("retryAfterMs") if isinstance(event, Mapping) else None
-        self._last_error = (message, retry_after if isinstance(retry_after, int) else None)
 
     async def _handle_agent_event(self, event: AgentEvent) -> None:
         kind = event["type"]
@@ -573,18 +568,16 @@ class SessionAgent:
                 return self._is_retryable(message)
         return False
 
-    def _retry_after_of(self, message: Message) -> int | None:
-        if self._last_error is not None and self._last_error[0] is message:
-            return self._last_error[1]
-        return None
-
     async def _prepare_retry(self, message: Message) -> bool:
         """Wait before retrying a transient failure; False when no retry is left."""
         policy = self.retry_policy
         if not policy.enabled:
             return False
         attempt = self._retry_attempt + 1
-        delay = policy.delay_ms(attempt, self._retry_after_of(message))
+        # Pi's session retry waits its own backoff: a server's retry-after is not read
+        # (pi-ai reads it only for provider-level retries, off by default; recorded case
+        # http-429-retry-after)
+        delay = policy.delay_ms(attempt)
         if delay is None:
             return False
         self._retry_attempt = attempt

@@ -14,8 +14,8 @@ else ``defaultProvider`` / ``defaultModel`` from settings; else the first models
 that has a key (:mod:`pi_lsp.agent.model_choice`, shared with the language server's
 ``pi/chat``).
 
-Exit codes: 0 done (in json mode also when the last answer is an error: the events say so, as
-with Pi 0.85); 1 when the last answer is an error or aborted in text mode (the error on stderr),
+Exit codes: 0 done (in JSON mode also when the last answer is an error: the events say so, as
+in Pi 0.85); 1 when, in text mode, the last answer is an error or aborted (the error on stderr),
 or the run failed; 2 for usage errors — an unknown model or provider, a models.json that cannot be
 used (its file, line and column named), a file that is not a session. SIGINT / SIGTERM abort
 the run (bash kills its process group) and exit 130 / 143. API keys are never printed.
@@ -65,9 +65,8 @@ def add_chat_parser(commands: Any) -> None:
             "working directory, and print the last answer's text (--mode text) or every event "
             "as one JSON line (--mode json: the session header first). The session is saved "
             "under the agent dir (or --session-dir) unless --no-session. Exit 0 on success, 1 "
-            "when the run ends in an error (text mode; json mode reports it in the events and "
-            "exits 0), 2 on usage errors (unknown model or provider, a "
-            "models.json that cannot be used)."
+            "when the run ends in an error (in text mode; JSON mode exits 0, as Pi does), 2 on "
+            "usage errors (unknown model or provider, a models.json that cannot be used)."
         ),
     )
     chat.add_argument(
@@ -92,7 +91,8 @@ def add_chat_parser(commands: Any) -> None:
         "--thinking",
         choices=THINKING_LEVELS,
         default=None,
-        help="thinking level (default: the session's, else settings, else medium)",
+        help="thinking level (default: the session's, else settings, else medium; clamped to "
+        "the model's levels)",
     )
     where = chat.add_mutually_exclusive_group()
     where.add_argument(
@@ -316,21 +316,18 @@ async def _run(
 
 
 def _finish(messages: Sequence[Mapping[str, Any]], *, print_text: bool) -> int:
-    """Pi's ending of print mode: the last assistant message's text, or its error (text mode:
-    on stderr, exit 1; json mode: only in the events, exit 0)."""
+    """Pi's ending of print mode: the last assistant message's text, or its error (exit 1).
+    In JSON mode the events said it all: Pi 0.85 exits 0 even after an error answer."""
     last = messages[-1] if messages else None
-    if last is None or last.get("role") != "assistant":
+    if last is None or last.get("role") != "assistant" or not print_text:
         return EXIT_OK
     stop = last.get("stopReason")
-    if stop in ("error", "aborted") and not print_text:
-        return EXIT_OK  # Pi 0.85 in json mode: the error is in the events, the exit status 0
     if stop in ("error", "aborted"):
         error = last.get("errorMessage")
         sys.stderr.write(f"{error if isinstance(error, str) and error else f'Request {stop}'}\n")
         sys.stderr.flush()
         return EXIT_FAILED
-    if print_text:
-        for block in last.get("content") or []:
-            if isinstance(block, Mapping) and block.get("type") == "text":
-                write_replacing(str(block.get("text", "")) + "\n")
+    for block in last.get("content") or []:
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            write_replacing(str(block.get("text", "")) + "\n")
     return EXIT_OK

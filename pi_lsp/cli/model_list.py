@@ -30,7 +30,6 @@ from pi_lsp.agent.providers.config import (
 __all__ = ["format_token_count", "list_models", "matches_search"]
 
 _SEARCH_WORDS = re.compile(r"[\s/]+")
-_LETTERS_DIGITS = re.compile(r"([a-z]+)([0-9]+)|([0-9]+)([a-z]+)")
 _COLUMNS = ("provider", "model", "context", "max-out", "thinking", "images")
 NO_MODELS = (
     "No models available. Set an API key for a provider (pi-lsp chat --list-models --all "
@@ -57,14 +56,24 @@ def _is_subsequence(word: str, text: str) -> bool:
     return True
 
 
+def _swapped(word: str) -> str | None:
+    """``gpt5`` → ``5gpt`` and ``5gpt`` → ``gpt5``: a word of ASCII letters then digits (or
+    digits then letters) with its two runs swapped; ``None`` for any other word."""
+    for first, second in ((str.isalpha, str.isdigit), (str.isdigit, str.isalpha)):
+        cut = 0
+        while cut < len(word) and word[cut].isascii() and first(word[cut]):
+            cut += 1
+        rest = word[cut:]
+        if 0 < cut < len(word) and rest.isascii() and second(rest):
+            return rest + word[:cut]
+    return None
+
+
 def _matches_word(word: str, text: str) -> bool:
     if _is_subsequence(word, text):
         return True
-    parts = _LETTERS_DIGITS.fullmatch(word)
-    if parts is None:
-        return False
-    swapped = parts[2] + parts[1] if parts[1] else parts[4] + parts[3]
-    return _is_subsequence(swapped, text)
+    swapped = _swapped(word)
+    return swapped is not None and _is_subsequence(swapped, text)
 
 
 def matches_search(search: str, provider: str, model_id: str) -> bool:

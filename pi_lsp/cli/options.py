@@ -87,6 +87,12 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help="active tools, comma-separated, in order (default: read,bash,edit,write)",
     )
+    parser.add_argument(
+        "--no-tools",
+        "-nt",
+        action="store_true",
+        help="no tools (unless --tools names some), as Pi's --no-tools",
+    )
 
 
 def load_options(opts: argparse.Namespace) -> LoadOptions:
@@ -96,6 +102,8 @@ def load_options(opts: argparse.Namespace) -> LoadOptions:
     tools = None
     if opts.tools is not None:
         tools = tuple(t.strip() for t in opts.tools.split(",") if t.strip())
+    elif getattr(opts, "no_tools", False):
+        tools = ()
     return LoadOptions(
         cwd=str((opts.cwd or Path.cwd()).absolute()),
         agent_dir=opts.agent_dir,

@@ -78,7 +78,7 @@ def echo_in_stream(request: RecordedRequest) -> Reply:
     if ":streamGenerateContent" in request.path:  # Gemini: its error object as the body
         google = {"error": {"code": 500, "message": _echo(request), "status": "INTERNAL"}}
         return sse_reply([json.dumps(google)])
-    if request.path.endswith("/messages"):
+    if request.path.split("?")[0].endswith("/messages"):  # Anthropic: /v1/messages?beta=true
         return sse_reply(anthropic_events(("error", {"type": "error", "error": error})))
     return sse_reply([{"error": error}])
 

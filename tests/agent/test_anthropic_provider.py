@@ -16,7 +16,11 @@ from pi_lsp.agent.providers.anthropic_messages import (
     NO_MESSAGE_STOP_MESSAGE,
     build_request_body,
 )
-from pi_lsp.agent.providers.errors import is_context_overflow, is_retryable_error
+from pi_lsp.agent.providers.errors import (
+    anthropic_error_message,
+    is_context_overflow,
+    is_retryable_error,
+)
 from pi_lsp.agent.providers.secret import Secret
 from pi_lsp.tools.base import AbortSignal
 from tests.agent.http_fixtures import (
@@ -137,7 +141,8 @@ async def test_thinking_and_text(server: LocalHTTPServer) -> None:
     assert usage["cost"]["total"] == pytest.approx((50 * 3 + 10 * 15) / 1e6)
 
     (sent,) = server.requests
-    assert sent.path == "/v1/messages"
+    assert sent.path == "/v1/messages?beta=true"
+    assert sent.headers["anthropic-beta"] == "interleaved-thinking-2025-05-14"  # budget thinking
     assert sent.headers["x-api-key"] == str(KEY)
     assert sent.headers["anthropic-version"] == ANTHROPIC_VERSION
     assert "authorization" not in sent.headers
@@ -147,7 +152,7 @@ async def test_thinking_and_text(server: LocalHTTPServer) -> None:
     assert body["system"] == [
         {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
     ]
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048, "display": "summarized"}
     assert body["max_tokens"] == 6048
     assert body["messages"] == [
         {
@@ -267,7 +272,7 @@ def test_body_for_every_role() -> None:
                 {
                     "type": "tool_result",
                     "tool_use_id": "call_weird_id",
-                    "content": "(no tool output)",
+                    "content": "",  # an empty result is sent empty (Pi 0.85)
                     "is_error": False,
                     "cache_control": {"type": "ephemeral"},
                 }
@@ -278,11 +283,13 @@ def test_body_for_every_role() -> None:
         {
             "name": "read",
             "description": "Read a file",
+            "eager_input_streaming": True,
             "input_schema": {
                 "type": "object",
                 "properties": {"path": {"type": "string"}},
                 "required": ["path"],
             },
+            "cache_control": {"type": "ephemeral"},
         }
     ]
     assert "thinking" not in body and body["max_tokens"] == 32_000
@@ -292,12 +299,25 @@ def test_thinking_budget_never_exceeds_the_model_limit() -> None:
     model = make_model(reasoning=True, max_tokens=8000)
     body = build_request_body(request_for(model, max_tokens=8000, thinking_level="high"))
     assert body["max_tokens"] == 8000
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8000 - 1024}
+    assert body["thinking"] == {
+        "type": "enabled",
+        "budget_tokens": 8000 - 1024,
+        "display": "summarized",
+    }
     adaptive = make_model(
-        base_url="https://api.anthropic.com", id="claude-opus-4-6", reasoning=True
+        id="claude-opus-4-6",
+        reasoning=True,
+        compat={"forceAdaptiveThinking": True},
+        thinking_level_map={"max": "max"},
     )
-    body = build_request_body(request_for(adaptive, thinking_level="xhigh"))
-    assert body["thinking"] == {"type": "adaptive"} and body["output_config"] == {"effort": "max"}
+    body = build_request_body(request_for(adaptive, thinking_level="max"))
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert body["output_config"] == {"effort": "max"}
+    body = build_request_body(request_for(adaptive, thinking_level="minimal"))
+    assert body["output_config"] == {"effort": "low"}
+    assert build_request_body(request_for(adaptive))["thinking"] == {"type": "disabled"}
+    no_off = make_model(reasoning=True, thinking_level_map={"off": None})
+    assert "thinking" not in build_request_body(request_for(no_off))
 
 
 async def test_tool_use_streams_arguments(server: LocalHTTPServer) -> None:
@@ -324,7 +344,8 @@ async def test_tool_use_streams_arguments(server: LocalHTTPServer) -> None:
         ("max_tokens", "length", None),
         ("pause_turn", "stop", None),
         ("stop_sequence", "stop", None),
-        ("refusal", "error", "Provider stop_reason: refusal"),
+        ("refusal", "error", "The model refused to complete the request"),
+        ("sensitive", "error", "Provider stopped with: sensitive"),
         ("brand_new", "error", "Unhandled stop reason: brand_new"),
     ],
 )
@@ -350,8 +371,8 @@ async def test_prompt_too_long_is_an_overflow(server: LocalHTTPServer) -> None:
     events, message = await run(request_for(model))
     assert types(events) == ["error"]
     assert message["errorMessage"] == (
-        '400: {"type":"invalid_request_error","message":"prompt is too long: 213462 tokens > '
-        '200000 maximum"}'
+        '400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too '
+        'long: 213462 tokens > 200000 maximum"}}'
     )
     assert is_context_overflow(message, model.context_window)
     assert not is_retryable_error(message)
@@ -378,9 +399,12 @@ async def test_overloaded_http_and_in_stream(server: LocalHTTPServer) -> None:
     )
     events, first = await run(request_for(model))
     assert events[-1]["retryAfterMs"] == 3000
-    assert first["errorMessage"].startswith("529: ") and is_retryable_error(first)
+    assert first["errorMessage"] == (
+        '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    )
+    assert is_retryable_error(first)
     _, second = await run(request_for(model))
-    assert second["errorMessage"] == "Overloaded"
+    assert second["errorMessage"] == json.dumps(overloaded)  # the event's data as sent
     assert second["usage"]["input"] == 5
     assert is_retryable_error(second)
 
@@ -431,3 +455,26 @@ async def test_abort(server: LocalHTTPServer) -> None:
     assert last["error"]["errorMessage"] == "Request was aborted"
     await asyncio.wait_for(server.client_gone.wait(), timeout=10)
     assert json.dumps(last["error"]).find(str(KEY)) == -1
+
+
+def test_http_error_texts_are_the_sdks() -> None:
+    """``{status} {text}`` as the Anthropic SDK writes it, which Pi shows (case http-400)."""
+    assert anthropic_error_message(429, b"") == "429 status code (no body)"
+    assert anthropic_error_message(500, b"upstream exploded") == "500 upstream exploded"
+    assert anthropic_error_message(502, b'{"message": "bad gateway"}') == "502 bad gateway"
+    assert anthropic_error_message(400, b'{"type": "error", "error": {"message": "x"}}') == (
+        '400 {"type":"error","error":{"message":"x"}}'
+    )
+    assert anthropic_error_message(503, b"null") == "503 null"
+
+
+async def test_an_unreadable_event_ends_the_stream(server: LocalHTTPServer) -> None:
+    model = make_model(server.base_url)
+    start = {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 3}}}
+    server.enqueue(
+        sse_reply(anthropic_events(("message_start", start), b"event: message_delta\ndata: {x\n\n"))
+    )
+    _, message = await run(request_for(model))
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"].startswith("Could not parse Anthropic SSE event message_delta")
+    assert message["usage"]["input"] == 3 and message["usage"]["cacheWrite1h"] == 0

@@ -342,7 +342,7 @@ async def test_an_anthropic_model_is_asked_the_same_way(
     ask = one_shot(ResolvedModel(model=info, api_key=Secret("sk-ant-judge")))
     run = await judge_chain(chain(tmp_path), ask, "anthropic/claude-judge", VerdictCache(None))
     [request] = server.requests
-    assert request.path == "/v1/messages"
+    assert request.path == "/v1/messages?beta=true"
     body = request.json()
     system = body["system"]
     assert [block["text"] for block in system] == [SYSTEM_PROMPT]

@@ -45,7 +45,7 @@ ORACLE_LIKE = {
             "baseUrl": "http://localhost:8080/v1",
             "api": "openai-completions",
             "apiKey": "$LOCAL_KEY",
-            "headers": {"X-Team": "TEAM_ID", "X-Fixed": "literal value"},
+            "headers": {"X-Team": "$TEAM_ID", "X-Fixed": "literal value"},
             "authHeader": True,
             "models": [
                 {"id": "qwen", "name": "Qwen", "reasoning": True, "input": ["text", "image"]},
@@ -292,7 +292,11 @@ def test_schema_errors_point_at_the_member(
 
 def test_config_values() -> None:
     env = {"MY_KEY": "v1", "OTHER": "v2"}
-    assert resolve_config_value("MY_KEY", env) == "v1"
+    assert resolve_config_value("MY_KEY", env) == "MY_KEY"  # Pi 0.85: a bare name is literal
+    assert resolve_config_value("Bearer $MY_KEY/${OTHER}", env) == "Bearer v1/v2"
+    assert resolve_config_value("cost $$5 $!", env) == "cost $5 !"
+    assert resolve_config_value("a $ b ${not-a-name} ${open", env) == "a $ b ${not-a-name} ${open"
+    assert resolve_config_value("$MY_KEY and $MISSING", env) is None
     assert resolve_config_value("$MY_KEY", env) == "v1"
     assert resolve_config_value("${OTHER}", env) == "v2"
     assert resolve_config_value("$MISSING", env) is None

@@ -217,18 +217,19 @@ async def test_retries_give_up_after_max_retries(tmp_path: Path) -> None:
 
 
 async def test_retry_settings_and_retry_after(tmp_path: Path) -> None:
+    """The session's retry waits Pi's backoff from the settings; a server's retry-after,
+    shorter or beyond the provider cap, changes nothing (Pi 0.85: anthropic case
+    http-429-retry-after)."""
     settings = {
         "retry": {"baseDelayMs": 10, "maxRetries": 1, "provider": {"maxRetryDelayMs": 1000}}
     }
-    script = [{"error": 429, "message": "rate limit", "retry_after_ms": 500}, {"text": "ok"}]
-    s = Setup(tmp_path, script, settings=settings)
-    await s.agent.prompt("hello")
-    assert s.delays == [0.5]  # the server's delay, longer than the backoff
-
-    script = [{"error": 429, "message": "rate limit", "retry_after_ms": 5000}]
-    s = Setup(tmp_path / "capped", script, settings=settings)
-    await s.agent.prompt("hello")
-    assert s.of("auto_retry_start") == [] and len(s.provider.requests) == 1  # over the cap
+    for where, asked in (("short", 500), ("capped", 5000)):
+        script = [{"error": 429, "message": "rate limit", "retry_after_ms": asked}, {"text": "ok"}]
+        s = Setup(tmp_path / where, script, settings=settings)
+        await s.agent.prompt("hello")
+        assert s.delays == [0.01], where
+        assert [e["delayMs"] for e in s.of("auto_retry_start")] == [10], where
+        assert len(s.provider.requests) == 2, where
 
 
 async def test_errors_that_are_not_transient_are_not_retried(tmp_path: Path) -> None:
@@ -549,7 +550,8 @@ async def test_aborting_a_manual_compaction(tmp_path: Path) -> None:
 
 async def test_end_to_end_with_the_openai_provider(tmp_path: Path) -> None:
     """The real OpenAI-compatible provider against a local server: a tool call, a rate limit
-    answered by a retry after the server's delay, then the answer."""
+    answered by a retry after Pi's 2 s backoff (the server's retry-after is not read), then
+    the answer."""
     async with LocalHTTPServer() as server:
         server.enqueue(
             openai_tool_calls_reply(
@@ -576,7 +578,7 @@ async def test_end_to_end_with_the_openai_provider(tmp_path: Path) -> None:
         await asyncio.wait_for(s.agent.prompt("x" * 400), 30)
 
     assert texts(s.agent.messages) == ["x" * 400, "", "hi\n", "all done"]
-    assert s.delays == [3.0]  # the server's retry-after, longer than the 2 s backoff
+    assert s.delays == [2.0]  # Pi's backoff, though the server asked for 3 s
     (retry,) = s.of("auto_retry_start")
     assert retry["errorMessage"].startswith("429: ")
     assert [m.get("stopReason") for m in s.file_messages()] == [

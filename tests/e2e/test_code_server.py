@@ -65,6 +65,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "vscode-client"
 DRIVER = CLIENT / "e2e" / "code-server-e2e.mjs"
 SHOTS = ROOT / "test-artifacts" / "e2e" / "code-server"
+ANTHROPIC_KEY = "sk-ant-e2e-planted-Rt5"
 CODE_SERVER_VERSION = "4.100.3"
 # where .ci/install-code-server.sh puts it unless told otherwise
 INSTALL_DIR = Path(
@@ -202,6 +203,12 @@ def make_world(tmp: Path, model_url: str) -> World:
         }
     }
     (agent / "models.json").write_text(json.dumps(models, indent=2))
+    # A key for a built-in provider brings Pi's catalogue into the model picker; the chat
+    # still talks to the scripted model, the settings' default.
+    auth = {"anthropic": {"type": "api_key", "key": ANTHROPIC_KEY}}
+    (agent / "auth.json").write_text(json.dumps(auth))
+    defaults = {"defaultProvider": "local", "defaultModel": "scripted"}
+    (agent / "settings.json").write_text(json.dumps(defaults))
 
     user_data = tmp / "code-server" / "user-data"
     (user_data / "User").mkdir(parents=True)
@@ -599,6 +606,13 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
                     "storePath": str(world.agent / "trust.json"),
                 },
                 "restart": {"title": RESTART_TITLE},
+                "models": {
+                    "title": "Select the chat model",
+                    "search": "claude-sonnet-4-5",
+                    "expect": "Claude Sonnet 4.5",
+                    "allLabel": "All models Pi knows",
+                    "unreachable": "amazon-bedrock/us.anthropic.claude-opus-4-6",
+                },
                 "chat": {
                     "prompt": PROMPT,
                     "toolName": "bash",
@@ -711,5 +725,16 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
         assert "32k" in answer["meter"], report(str(answer))
         kinds = ["systemPrompt", "contextFiles", "skills", "tools", "messages", "summaries"]
         assert answer["segments"] == kinds, report(str(answer))
+        # The model picker offered the keyed catalogue models, and all models with their key
+        # status: a Bedrock model as one pi-lsp cannot reach yet.
+        picker = steps["model-picker"]["rows"]
+        assert any("Claude Sonnet 4.5" in row and "anthropic" in row for row in picker), report(
+            str(picker)
+        )
+        every = steps["all-models"]["rows"]
+        assert any("amazon-bedrock/" in row and "cannot reach it yet" in row for row in every), (
+            report(str(every))
+        )
+        assert ANTHROPIC_KEY not in output_channel(world)
         for name, record in steps.items():
             assert Path(record["screenshot"]).is_file(), name

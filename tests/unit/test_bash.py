@@ -349,7 +349,12 @@ async def test_updates_are_throttled_and_the_last_one_is_the_result(tmp_path: Pa
     assert duration > 0.3  # the command printed for a while, so throttling had work to do
     # the final update may follow its predecessor sooner: it is sent when the command ends
     gaps = [later[0] - earlier[0] for earlier, later in itertools.pairwise(updates[:-1])]
-    assert min(gaps) >= 0.09, gaps  # at most one update per 100 ms …
+    # at most one update per 100 ms … (the stamps are taken in the callback: a process paused
+    # between the throttle's clock read and the callback, as on a loaded machine, makes one gap
+    # look short after a long one, never two short gaps in a row)
+    short = [i for i, gap in enumerate(gaps) if gap < 0.09]
+    assert all(i > 0 and gaps[i - 1] >= 0.19 for i in short), gaps
+    assert not any(later == earlier + 1 for earlier, later in itertools.pairwise(short)), gaps
     assert len(updates) <= duration / 0.1 + 2
     # … and the final state always arrives, even when it came sooner than 100 ms after the last
     assert text_of(updates[-1][1]) == text_of(result)

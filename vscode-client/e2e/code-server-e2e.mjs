@@ -314,6 +314,32 @@ try {
       };
     });
   }
+  if (config.models) {
+    const models = config.models;
+    const rowsOf = async () => (await page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).map(oneLine);
+
+    await step("model-picker", async () => {
+      await page.keyboard.press("Control+Shift+P");
+      const input = page.locator(".quick-input-widget input.input");
+      await input.waitFor({ timeout: SHORT });
+      await input.fill(`>${models.title}`);
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: models.title }).first().waitFor({ timeout: SHORT });
+      await page.keyboard.press("Enter");
+      await input.fill(models.search);
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: models.expect }).first().waitFor({ timeout: LONG });
+      return { rows: await rowsOf() };
+    });
+
+    await step("all-models", async () => {
+      const input = page.locator(".quick-input-widget input.input");
+      await input.fill(models.allLabel);
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: models.allLabel }).first().waitFor({ timeout: SHORT });
+      await page.keyboard.press("Enter");
+      await input.fill(models.unreachable);
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: models.unreachable }).first().waitFor({ timeout: LONG });
+      return { rows: await rowsOf() }; // left open for its screenshot: the last step
+    });
+  }
 } catch (error) {
   failed = true;
   let file = null;

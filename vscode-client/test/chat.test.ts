@@ -4,7 +4,7 @@ import { ChatController, type ChatClient } from "../src/chat/controller";
 import { parseHostMessage, parseWebviewMessage, type HostMessage, type ToolItem, type ViewState } from "../src/chat/protocol";
 import { chatHtml, CHAT_COMMANDS, CHAT_VIEW, registerChatView } from "../src/chat/view";
 import { summary } from "./transcriptText";
-import { CancellationToken, stub, Uri } from "./vscode-stub";
+import { CancellationToken, stub, Uri, window as stubWindow } from "./vscode-stub";
 
 beforeEach(() => stub.reset());
 
@@ -457,6 +457,46 @@ describe("the chat controller", () => {
     await chat.handle({ type: "selectModel", value: "openai/gpt-y" });
     expect(calls.find((c) => c.method === "pi/model/select")!.params).toEqual({ provider: "openai", model: "gpt-y", session: "s1", file: "/s/s1.jsonl" });
     expect(chat.state.model).toBe("openai/gpt-y");
+  });
+
+  it("offers every model Pi knows from the picker, each with where its key comes from", async () => {
+    const every = {
+      ...MODELS,
+      models: [
+        { provider: "anthropic", id: "claude-x", hasKey: true, keySource: "$ANTHROPIC_API_KEY", unreachable: null },
+        { provider: "openrouter", id: "kimi", hasKey: false, keySource: null, unreachable: null },
+        { provider: "amazon-bedrock", id: "nova", hasKey: false, keySource: null, unreachable: "it signs its requests with AWS credentials" },
+      ],
+    };
+    const { client, calls } = fakeClient({
+      "pi/models": (params) => (params?.all ? every : MODELS),
+      "pi/model/select": () => {
+        throw new Error('no API key for provider "openrouter": set $OPENROUTER_API_KEY');
+      },
+    });
+    const chat = new ChatController(client, new ActiveSessionTracker());
+    const posted: HostMessage[] = [];
+    chat.attach((message) => posted.push(message));
+    const shown: { label: string; description?: string; detail?: string }[][] = [];
+    const original = stubWindow.showQuickPick;
+    stubWindow.showQuickPick = async (items: { label: string; description?: string; detail?: string }[]) => {
+      shown.push(items);
+      return items.find((item) => item.label === (shown.length === 1 ? "All models Pi knows…" : "openrouter/kimi"));
+    };
+    try {
+      await chat.pickModel();
+    } finally {
+      stubWindow.showQuickPick = original;
+    }
+    expect(shown[0]!.map((item) => item.label).at(-1)).toBe("All models Pi knows…");
+    expect(calls.filter((c) => c.method === "pi/models").at(-1)!.params).toEqual({ all: true });
+    expect(shown[1]).toEqual([
+      { label: "anthropic/claude-x", description: "key: $ANTHROPIC_API_KEY", detail: undefined, value: "anthropic/claude-x" },
+      { label: "openrouter/kimi", description: "no key", detail: undefined, value: "openrouter/kimi" },
+      { label: "amazon-bedrock/nova", description: "pi-lsp cannot reach it yet", detail: "it signs its requests with AWS credentials", value: "amazon-bedrock/nova" },
+    ]);
+    // choosing a model without a key tells which variable to set
+    expect(JSON.stringify(posted)).toContain("set $OPENROUTER_API_KEY");
   });
 
   it("switches the session's thinking level with pi/model/select and shows the level the server answers", async () => {

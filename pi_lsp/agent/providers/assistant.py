@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pi_lsp.agent.model_api import ModelInfo, empty_usage
 from pi_lsp.agent.providers.partial_json import parse_streaming_json
 
-__all__ = ["AssistantBuilder", "Event", "now_ms"]
+__all__ = ["AssistantBuilder", "Event", "calculate_cost", "now_ms"]
 
 Event = dict[str, Any]
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
@@ -31,12 +31,23 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _cost(model: ModelInfo, usage: dict[str, Any]) -> dict[str, Any]:
-    """pi-ai's ``calculateCost``: dollars per million tokens times the counts."""
+def calculate_cost(model: ModelInfo, usage: dict[str, Any]) -> dict[str, Any]:
+    """pi-ai's ``calculateCost``: dollars per million tokens times the counts, in its order of
+    operations (the floats must come out the same). Cache writes for one hour
+    (``cacheWrite1h``, part of ``cacheWrite``) cost twice the input rate."""
     rates = model.cost
+
+    def rate(key: str) -> float:
+        return float(rates.get(key, 0) or 0)
+
+    long_write = usage.get("cacheWrite1h") or 0
+    short_write = usage["cacheWrite"] - long_write
     cost: dict[str, Any] = {}
-    for key in ("input", "output", "cacheRead", "cacheWrite"):
-        cost[key] = float(rates.get(key, 0) or 0) / 1_000_000 * usage[key]
+    for key in ("input", "output", "cacheRead"):
+        cost[key] = rate(key) / 1_000_000 * usage[key]
+    cost["cacheWrite"] = (rate("cacheWrite") * short_write + rate("input") * 2 * long_write) / (
+        1_000_000
+    )
     cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
     return cost
 
@@ -102,7 +113,7 @@ class AssistantBuilder:
         if reasoning is not None:
             usage["reasoning"] = reasoning
         usage["totalTokens"] = input + output + cache_read + cache_write
-        usage["cost"] = _cost(self.model, usage)
+        usage["cost"] = calculate_cost(self.model, usage)
         self.message["usage"] = usage
 
     # -- events -------------------------------------------------------------------------------

@@ -1,37 +1,23 @@
-"""Which model to talk to and with which key: Pi's ``models.json``, ``auth.json`` and env keys.
+"""Which model to talk to and with which key: Pi's built-in catalogue with models.json on top.
 
-``<agentDir>/models.json`` (the same file Pi reads)::
-
-    {"providers": {
-        "local": {"baseUrl": "http://localhost:8080/v1", "api": "openai-completions",
-                  "apiKey": "LOCAL_KEY", "headers": {"X-Team": "$TEAM_ID"},
-                  "compat": {...}, "authHeader": false,
-                  "models": [{"id": "qwen", "contextWindow": 32768, "maxTokens": 8192,
-                              "reasoning": true, "input": ["text", "image"],
-                              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-                              "compat": {"maxTokensField": "max_tokens"}}]},
-        "openai": {"baseUrl": "https://proxy.example/v1",
-                   "modelOverrides": {"gpt-4.1": {"contextWindow": 1000000}}}}}
-
-A provider with ``models`` defines them (``baseUrl``, ``apiKey`` and an ``api`` are required);
-one without only overrides the base URL, headers, key or single models of a built-in provider.
-Values of ``apiKey`` and ``headers`` are references, resolved when used: ``!command`` (its
-output, cached; ``!!command`` runs every time), ``$NAME`` / ``${NAME}`` (that environment
-variable), a bare name of a set environment variable (its value), else the literal text.
+A built-in model is Pi's catalogue entry (:mod:`~pi_lsp.agent.providers.catalogue`) with the
+agent dir's ``models.json`` (:mod:`~pi_lsp.agent.providers.models_file`) applied as Pi applies
+it: the provider's ``baseUrl``, ``headers`` and ``compat`` over every model of it, then
+``modelOverrides`` field by field; a ``models`` entry of a built-in provider takes its api and
+base URL from the catalogue and replaces a listed model of the same id. An id the catalogue does
+not list is built on the provider's default model, with Pi's warning. A model of a wire format
+pi-lsp does not speak, or of a provider that only logs in by OAuth, is refused with why.
 
 A key comes from ``auth.json`` (``{"provider": {"type": "api_key", "key": …}}``), else the
-provider's environment variable (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, …), else models.json
-``apiKey``, as in Pi. Keys are :class:`Secret` strings: their repr is ``'***'``.
-
-A models.json that cannot be used raises :class:`ModelsConfigError` naming the file, line and
-column (of the JSON error, or of the member that breaks the schema).
+provider's environment variable (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
+``GEMINI_API_KEY``, …, from the catalogue), else models.json ``apiKey``, as in Pi. Keys are
+:class:`Secret` strings: their repr is ``'***'``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,10 +28,19 @@ from pi_lsp.agent.providers.catalogue import (
     builtin_model_ids,
     builtin_providers,
 )
+from pi_lsp.agent.providers.models_file import (
+    AUTH_FILE_NAME,
+    MODELS_FILE_NAME,
+    ModelsConfig,
+    ModelsConfigError,
+    ProviderConfig,
+    load_models_config,
+    models_json_path,
+    read_auth,
+    resolve_config_value,
+    resolve_headers,
+)
 from pi_lsp.agent.providers.secret import Secret
-from pi_lsp.js.json_document import JsonDocument, JsonSyntaxError, parse_json_document
-from pi_lsp.regular_files import MAX_RESOURCE_FILE_BYTES, read_regular_file
-from pi_lsp.resources.agent_dir import LineIndex, decode_text
 
 __all__ = [
     "AUTH_FILE_NAME",
@@ -69,11 +64,10 @@ __all__ = [
     "unreachable_reason",
 ]
 
-MODELS_FILE_NAME = "models.json"
-AUTH_FILE_NAME = "auth.json"
 SUPPORTED_APIS: tuple[Api, ...] = (
     "openai-completions",
     "anthropic-messages",
+    "openai-responses",
     "google-generative-ai",
 )
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -98,267 +92,12 @@ def key_variables(provider: str) -> tuple[str, ...]:
     return () if builtin is None else builtin.key_variables
 
 
-_COMMAND_TIMEOUT_S = 10
-_command_cache: dict[str, str | None] = {}
-_ENV_REF = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
-
-
 # ---------------------------------------------------------------------------------------------
 # Errors
 
 
-class ModelsConfigError(ValueError):
-    """models.json cannot be used; ``line`` and ``column`` are 1-based."""
-
-    def __init__(self, path: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{path}:{line}:{column}: {message}")
-        self.path = path
-        self.line = line
-        self.column = column
-        self.message = message
-
-
 class ModelChoiceError(ValueError):
     """The ``--provider`` / ``--model`` choice does not name a usable model (or has no key)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Config values
-
-
-def _run_command(command: str) -> str | None:
-    try:
-        completed = subprocess.run(
-            command,
-            shell=True,
-            capture_output=True,
-            text=True,
-            timeout=_COMMAND_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if completed.returncode != 0:
-        return None
-    return completed.stdout.strip() or None
-
-
-def resolve_config_value(value: str, env: Mapping[str, str] | None = None) -> str | None:
-    """An ``apiKey`` or header value as Pi resolves it (see the module docstring)."""
-    environ = os.environ if env is None else env
-    if value.startswith("!!"):
-        return _run_command(value[2:])
-    if value.startswith("!"):
-        command = value[1:]
-        if command not in _command_cache:
-            _command_cache[command] = _run_command(command)
-        return _command_cache[command]
-    match = _ENV_REF.match(value)
-    if match:
-        return environ.get(match.group(1) or match.group(2)) or None
-    return environ.get(value) or value
-
-
-def _resolve_headers(headers: Mapping[str, str], env: Mapping[str, str] | None) -> dict[str, str]:
-    resolved: dict[str, str] = {}
-    for name, value in headers.items():
-        text = resolve_config_value(value, env)
-        if text:
-            resolved[name] = text if text == value else Secret(text)
-    return resolved
-
-
-# ---------------------------------------------------------------------------------------------
-# The file
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderConfig:
-    """One entry of ``providers`` as written (references unresolved)."""
-
-    name: str
-    base_url: str | None = None
-    api: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    auth_header: bool = False
-    #: compat flags for every model of the provider (a model's own flags win)
-    compat: Mapping[str, Any] = field(default_factory=dict)
-    models: tuple[Mapping[str, Any], ...] = ()
-    model_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ModelsConfig:
-    """A parsed, validated models.json (``path`` None: there is none)."""
-
-    path: str | None = None
-    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
-
-    def provider(self, name: str) -> ProviderConfig | None:
-        return self.providers.get(name)
-
-
-def models_json_path(agent_dir: str) -> str:
-    return os.path.join(agent_dir, MODELS_FILE_NAME)
-
-
-class _Validator:
-    """Checks the parsed document against Pi's schema; errors point at the offending member."""
-
-    def __init__(self, path: str, text: str, document: JsonDocument) -> None:
-        self.path = path
-        self.lines = LineIndex(text)
-        self.members = {m.path: m for m in document.members}
-
-    def fail(self, where: tuple[str, ...], message: str) -> ModelsConfigError:
-        for length in range(len(where), 0, -1):
-            member = self.members.get(where[:length])
-            if member is not None:
-                line, column = self.lines.position(member.key_start)
-                return ModelsConfigError(self.path, line + 1, column + 1, message)
-        return ModelsConfigError(self.path, 1, 1, message)
-
-    def string(self, value: Any, where: tuple[str, ...], label: str) -> str | None:
-        if value is None:
-            return None
-        if not isinstance(value, str) or not value:
-            raise self.fail(where, f"{label}: must be a non-empty string")
-        return value
-
-    def boolean(self, value: Any, where: tuple[str, ...], label: str) -> bool | None:
-        if value is None or isinstance(value, bool):
-            return value
-        raise self.fail(where, f"{label}: must be true or false")
-
-    def positive(self, value: Any, where: tuple[str, ...], label: str) -> None:
-        if value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise self.fail(where, f"{label}: must be a positive number")
-
-    def headers(self, value: Any, where: tuple[str, ...], label: str) -> dict[str, str]:
-        if value is None:
-            return {}
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise self.fail(where, f"{label}: must be an object of strings")
-        return dict(value)
-
-    def model_fields(self, model: Mapping[str, Any], where: tuple[str, ...], label: str) -> None:
-        self.string(model.get("name"), where, f"{label}.name")
-        self.string(model.get("api"), where, f"{label}.api")
-        self.boolean(model.get("reasoning"), where, f"{label}.reasoning")
-        self.positive(model.get("contextWindow"), where, f"{label}.contextWindow")
-        self.positive(model.get("maxTokens"), where, f"{label}.maxTokens")
-        self.headers(model.get("headers"), where, f"{label}.headers")
-        given = model.get("input")
-        if given is not None and (
-            not isinstance(given, list) or any(kind not in ("text", "image") for kind in given)
-        ):
-            raise self.fail(where, f'{label}.input: must be a list of "text" and "image"')
-        cost = model.get("cost")
-        if cost is not None and (
-            not isinstance(cost, dict)
-            or any(isinstance(v, bool) or not isinstance(v, int | float) for v in cost.values())
-        ):
-            raise self.fail(where, f"{label}.cost: must be an object of numbers")
-        if model.get("compat") is not None and not isinstance(model.get("compat"), dict):
-            raise self.fail(where, f"{label}.compat: must be an object")
-
-    def provider(self, name: str, raw: Any) -> ProviderConfig:
-        where = ("providers", name)
-        label = f"providers.{name}"
-        if not isinstance(raw, dict):
-            raise self.fail(where, f"{label}: must be an object")
-        base_url = self.string(raw.get("baseUrl"), (*where, "baseUrl"), f"{label}.baseUrl")
-        api = self.string(raw.get("api"), (*where, "api"), f"{label}.api")
-        api_key = self.string(raw.get("apiKey"), (*where, "apiKey"), f"{label}.apiKey")
-        headers = self.headers(raw.get("headers"), (*where, "headers"), f"{label}.headers")
-        auth_header = self.boolean(
-            raw.get("authHeader"), (*where, "authHeader"), f"{label}.authHeader"
-        )
-        compat = raw.get("compat")
-        if compat is not None and not isinstance(compat, dict):
-            raise self.fail((*where, "compat"), f"{label}.compat: must be an object")
-        builtin = name in builtin_providers()
-        models = raw.get("models", [])
-        models_where = (*where, "models")
-        if not isinstance(models, list):
-            raise self.fail(models_where, f"{label}.models: must be a list")
-        for index, model in enumerate(models):
-            model_label = f"{label}.models[{index}]"
-            if not isinstance(model, dict):
-                raise self.fail(models_where, f"{model_label}: must be an object")
-            if not isinstance(model.get("id"), str) or not model["id"]:
-                raise self.fail(models_where, f'{model_label}: needs an "id"')
-            model_label += f' ("{model["id"]}")'
-            self.model_fields(model, models_where, model_label)
-            if not api and not model.get("api") and not builtin:
-                raise self.fail(
-                    models_where, f'{model_label}: no "api" given, at provider or model level'
-                )
-        overrides = raw.get("modelOverrides", {})
-        overrides_where = (*where, "modelOverrides")
-        if not isinstance(overrides, dict):
-            raise self.fail(overrides_where, f"{label}.modelOverrides: must be an object")
-        for model_id, override in overrides.items():
-            override_where = (*overrides_where, model_id)
-            override_label = f"{label}.modelOverrides.{model_id}"
-            if not isinstance(override, dict):
-                raise self.fail(override_where, f"{override_label}: must be an object")
-            self.model_fields(override, override_where, override_label)
-        if models and not builtin:
-            if not base_url:
-                raise self.fail(where, f'{label}: "baseUrl" is required when defining models')
-            if not api_key:
-                raise self.fail(where, f'{label}: "apiKey" is required when defining models')
-        elif builtin:
-            touches = (models, base_url, overrides, api_key, headers, compat, auth_header)
-            if all(value is None or value == [] or value == {} for value in touches):
-                raise self.fail(
-                    where,
-                    f'{label}: give "baseUrl", "headers", "compat", "apiKey", '
-                    '"modelOverrides" or "models"',
-                )
-        elif not base_url and not overrides:
-            raise self.fail(where, f'{label}: give "baseUrl", "modelOverrides" or "models"')
-        return ProviderConfig(
-            name=name,
-            base_url=base_url,
-            api=api,
-            api_key=api_key,
-            headers=headers,
-            auth_header=bool(auth_header),
-            compat=dict(compat or {}),
-            models=tuple(models),
-            model_overrides=dict(overrides),
-        )
-
-
-def load_models_config(path: str) -> ModelsConfig:
-    """Read and check a models.json; a missing file is an empty config."""
-    try:
-        raw = read_regular_file(path, MAX_RESOURCE_FILE_BYTES)
-    except FileNotFoundError:
-        return ModelsConfig()
-    except OSError as error:
-        raise ModelsConfigError(path, 1, 1, f"cannot read: {error.strerror or error}") from None
-    text = decode_text(raw)[0]
-    try:
-        document = parse_json_document(text)
-    except JsonSyntaxError as error:
-        line, column = LineIndex(text).position(error.offset)
-        raise ModelsConfigError(path, line + 1, column + 1, error.message) from None
-    validator = _Validator(path, text, document)
-    root = document.value
-    if not isinstance(root, dict):
-        raise validator.fail((), "the file must hold a JSON object")
-    providers = root.get("providers")
-    if not isinstance(providers, dict):
-        raise validator.fail(("providers",), '"providers" must be an object')
-    parsed = {name: validator.provider(name, value) for name, value in providers.items()}
-    return ModelsConfig(path=path, providers=parsed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,17 +197,6 @@ def _model_info(
     )
 
 
-def _read_auth(agent_dir: str | None) -> Mapping[str, Any]:
-    if agent_dir is None:
-        return {}
-    try:
-        raw = read_regular_file(os.path.join(agent_dir, AUTH_FILE_NAME), MAX_RESOURCE_FILE_BYTES)
-        document = parse_json_document(decode_text(raw)[0])
-    except (OSError, JsonSyntaxError):
-        return {}
-    return document.value if isinstance(document.value, dict) else {}
-
-
 def _api_key(
     provider: str,
     config: ModelsConfig,
@@ -476,7 +204,7 @@ def _api_key(
     agent_dir: str | None,
 ) -> tuple[Secret | None, str | None]:
     environ = os.environ if env is None else env
-    stored = _read_auth(agent_dir).get(provider)
+    stored = read_auth(agent_dir).get(provider)
     if isinstance(stored, dict) and stored.get("type") == "api_key":
         key = stored.get("key")
         value = resolve_config_value(key, env) if isinstance(key, str) and key else None
@@ -549,8 +277,8 @@ def _custom_model(
         if (builtin is not None)
         else {}
     )
-    headers = _resolve_headers(entry.headers, env)
-    headers.update(_resolve_headers(definition.get("headers") or {}, env))
+    headers = resolve_headers(entry.headers, env)
+    headers.update(resolve_headers(definition.get("headers") or {}, env))
     if entry.auth_header and key:
         headers["Authorization"] = Secret(f"Bearer {key}")
     merged = dict(definition)
@@ -558,7 +286,7 @@ def _custom_model(
     override = entry.model_overrides.get(definition["id"])
     if override:
         merged = _apply_override(merged, override)
-        headers.update(_resolve_headers(override.get("headers") or {}, env))
+        headers.update(resolve_headers(override.get("headers") or {}, env))
     api = definition.get("api") or entry.api or defaults.get("api") or ""
     base_url = definition.get("baseUrl") or entry.base_url or defaults.get("baseUrl") or ""
     return _model_info(provider, merged, api=api, base_url=base_url, headers=headers)
@@ -585,16 +313,16 @@ def _catalogue_model(
         definition = {**base, "id": model_id, "name": model_id}
         warning = CUSTOM_ID_WARNING.format(model=model_id, provider=builtin.id)
     merged = dict(definition)
-    headers = _resolve_headers(definition.get("headers") or {}, env)
+    headers = resolve_headers(definition.get("headers") or {}, env)
     base_url = str(definition.get("baseUrl") or builtin.base_url or "")
     if entry is not None:
         base_url = entry.base_url or base_url
         merged["compat"] = _merge_compat(definition.get("compat") or {}, entry.compat)
-        headers.update(_resolve_headers(entry.headers, env))
+        headers.update(resolve_headers(entry.headers, env))
         override = entry.model_overrides.get(model_id)
         if override:
             merged = _apply_override(merged, override)
-            headers.update(_resolve_headers(override.get("headers") or {}, env))
+            headers.update(resolve_headers(override.get("headers") or {}, env))
         if entry.auth_header and key:
             headers["Authorization"] = Secret(f"Bearer {key}")
     api = str(merged.get("api") or "")

@@ -29,6 +29,7 @@ from pi_lsp.js.json import json_stringify
 
 __all__ = [
     "ErrorKind",
+    "anthropic_error_message",
     "classify_error",
     "http_error_message",
     "is_auth_error",
@@ -209,6 +210,29 @@ def http_error_message(status: int, body: bytes | str) -> str:
         inner = parsed["error"]
         return f"{status}: {inner if isinstance(inner, str) else json_stringify(inner)}"
     return f"{status}: {json_stringify(parsed)}"
+
+
+def anthropic_error_message(status: int, body: bytes | str) -> str:
+    """``{status} {text}`` as the Anthropic SDK words an HTTP error (what Pi 0.85 shows).
+
+    A JSON body: its top-level ``message`` when it has one, else the whole body written
+    compactly (``529 {"type":"error","error":{…}}``); any other body verbatim; an empty one
+    ``{status} status code (no body)``.
+    """
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        parsed: Any = json.loads(text) if text.strip() else None
+    except ValueError:
+        parsed = None
+    if parsed:
+        inner = parsed.get("message") if isinstance(parsed, dict) else None
+        if inner:
+            message = inner if isinstance(inner, str) else json_stringify(inner)
+        else:
+            message = json_stringify(parsed)
+    else:
+        message = text
+    return f"{status} {message}" if message else f"{status} status code (no body)"
 
 
 def stream_error_message(error: Any) -> str:

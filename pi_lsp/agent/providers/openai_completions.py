@@ -341,7 +341,7 @@ def build_request_body(request: ModelRequest) -> dict[str, Any]:
         body["enable_thinking"] = thinking
     elif thinking and model.reasoning and compat.supports_reasoning_effort:
         level = request.thinking_level
-        body["reasoning_effort"] = "high" if level == "xhigh" else level
+        body["reasoning_effort"] = "high" if level in ("xhigh", "max") else level
     if "openrouter.ai" in model.base_url and compat.open_router_routing:
         body["provider"] = compat.open_router_routing
     return body

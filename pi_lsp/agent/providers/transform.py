@@ -8,8 +8,10 @@ Output: new dicts (the input is never mutated) where
   images one placeholder): ``(image omitted: …)`` in user messages, ``(tool image omitted: …)``
   in tool results;
 * an assistant message of another model (provider, api or model id differ) has its thinking
-  turned into plain text (empty and redacted thinking dropped) and its tool-call ids passed
-  through the provider's ``normalize_tool_call_id``; tool results follow the renamed ids;
+  turned into plain text (empty and redacted thinking dropped), its text blocks reduced to
+  their text (no signatures) and its tool-call ids passed through the provider's
+  ``normalize_tool_call_id`` (or ``normalize_with_source``, which also sees the message the
+  call comes from); tool results follow the renamed ids;
 * assistant messages that failed or were aborted are left out (not replayed);
 * a tool call without a result before the next user or assistant message, or at the end, gets a
   synthetic error result ``No result provided``.
@@ -73,7 +75,7 @@ def _content(message: Message) -> Any:
 def _assistant_blocks(
     message: Message,
     model: ModelInfo,
-    normalize_id: Callable[[str], str] | None,
+    normalize_id: Callable[[str, Message], str] | None,
     renamed: dict[str, str],
 ) -> list[dict[str, Any]]:
     same = is_same_model(message, model)
@@ -87,10 +89,12 @@ def _assistant_blocks(
                 text = block.get("thinking") or ""
                 if text.strip():
                     blocks.append({"type": "text", "text": text})
+        elif kind == "text" and not same:
+            blocks.append({"type": "text", "text": block.get("text", "")})
         elif kind == "toolCall" and not same:
             call = {k: v for k, v in block.items() if k != "thoughtSignature"}
             if normalize_id is not None:
-                new_id = normalize_id(str(block.get("id", "")))
+                new_id = normalize_id(str(block.get("id", "")), message)
                 if new_id != block.get("id"):
                     renamed[str(block.get("id", ""))] = new_id
                     call["id"] = new_id
@@ -121,8 +125,17 @@ def transform_messages(
     messages: Sequence[Message],
     model: ModelInfo,
     normalize_tool_call_id: Callable[[str], str] | None = None,
+    *,
+    normalize_with_source: Callable[[str, Message], str] | None = None,
 ) -> list[Message]:
     """Pi's ``transformMessages`` for ``model`` (see the module docstring)."""
+    normalize = normalize_with_source
+    if normalize is None and normalize_tool_call_id is not None:
+        by_id = normalize_tool_call_id
+
+        def normalize(call_id: str, _source: Message) -> str:
+            return by_id(call_id)
+
     renamed: dict[str, str] = {}
     first_pass: list[Message] = []
     for message in messages:
@@ -139,7 +152,7 @@ def transform_messages(
             call_id = renamed.get(str(message.get("toolCallId", "")), message.get("toolCallId"))
             first_pass.append({**message, "content": content, "toolCallId": call_id})
         elif role == "assistant":
-            blocks = _assistant_blocks(message, model, normalize_tool_call_id, renamed)
+            blocks = _assistant_blocks(message, model, normalize, renamed)
             first_pass.append({**message, "content": blocks})
         else:
             first_pass.append(message)

@@ -91,12 +91,26 @@ class Aborted(Exception):
 
 
 class HttpFailure(Exception):
-    """The request failed before any event arrived; ``message`` is the ``errorMessage``."""
+    """The request failed before any event arrived; ``message`` is the ``errorMessage``.
 
-    def __init__(self, message: str, retry_after_ms: int | None = None) -> None:
+    For an HTTP error status, ``status`` and ``body`` (at most :data:`MAX_ERROR_BODY` bytes)
+    are kept for providers that word the error their own way; both are None for a transport
+    failure before any response.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        retry_after_ms: int | None = None,
+        *,
+        status: int | None = None,
+        body: bytes | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.retry_after_ms = retry_after_ms
+        self.status = status
+        self.body = body
 
 
 class AbortRace:
@@ -180,12 +194,9 @@ async def _raced(source: AsyncIterator[T], race: AbortRace) -> AsyncIterator[T]:
 ErrorFormatter = Callable[[int, str, str, bytes], str]
 
 
-def _default_error_message(status: int, _reason: str, _content_type: str, body: bytes) -> str:
-    return http_error_message(status, body)
-
-
 @contextlib.asynccontextmanager
-async def _open_response(
+async def _stream(
+    read: Callable[[httpx.Response], AsyncIterator[T]],
     client: httpx.AsyncClient,
     url: str,
     *,
@@ -194,9 +205,8 @@ async def _open_response(
     race: AbortRace,
     error_message: ErrorFormatter,
     event_stream_only: bool,
-    retry_after: bool,
-) -> AsyncIterator[httpx.Response]:
-    """POST and yield a 2xx response (closed afterwards); :class:`HttpFailure` otherwise."""
+) -> AsyncIterator[AsyncIterator[T]]:
+    """POST and yield ``read(response)`` of a 2xx reply, raced against the abort signal."""
     request = client.build_request("POST", url, headers=dict(headers), content=body)
     try:
         response = await race.run(client.send(request, stream=True))
@@ -213,40 +223,17 @@ async def _open_response(
                 raise HttpFailure(network_error_message(error, streaming=True)) from None
             raise HttpFailure(
                 error_message(status, response.reason_phrase, content_type, data),
-                retry_after_ms(response.headers) if retry_after else None,
+                retry_after_ms(response.headers),
+                status=status,
+                body=data,
             )
-        yield response
-    finally:
-        await response.aclose()
-
-
-@contextlib.asynccontextmanager
-async def _stream(
-    read: Callable[[httpx.Response], AsyncIterator[T]],
-    client: httpx.AsyncClient,
-    url: str,
-    *,
-    headers: Mapping[str, str],
-    body: bytes,
-    race: AbortRace,
-    error_message: ErrorFormatter,
-    event_stream_only: bool,
-) -> AsyncIterator[AsyncIterator[T]]:
-    async with _open_response(
-        client,
-        url,
-        headers=headers,
-        body=body,
-        race=race,
-        error_message=error_message,
-        event_stream_only=event_stream_only,
-        retry_after=event_stream_only,
-    ) as response:
         items = _raced(read(response), race)
         try:
             yield items
         finally:
             await items.aclose()  # type: ignore[attr-defined]
+    finally:
+        await response.aclose()
 
 
 def open_event_stream(
@@ -256,8 +243,12 @@ def open_event_stream(
     headers: Mapping[str, str],
     body: bytes,
     race: AbortRace,
+    error_message: Callable[[int, bytes], str] = http_error_message,
 ) -> contextlib.AbstractAsyncContextManager[AsyncIterator[ServerSentEvent]]:
     """POST ``body`` to ``url`` and yield the server-sent events of a 2xx event-stream reply.
+
+    An HTTP error's text is ``error_message(status, body)`` (each vendor's SDK words it its
+    own way).
 
     Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
     ``httpx.HTTPError`` for a broken stream.
@@ -269,7 +260,7 @@ def open_event_stream(
         headers=headers,
         body=body,
         race=race,
-        error_message=_default_error_message,
+        error_message=lambda status, _reason, _type, data: error_message(status, data),
         event_stream_only=True,
     )
 
@@ -281,11 +272,11 @@ def open_byte_stream(
     headers: Mapping[str, str],
     body: bytes,
     race: AbortRace,
-    error_message: ErrorFormatter = _default_error_message,
+    error_message: ErrorFormatter,
 ) -> contextlib.AbstractAsyncContextManager[AsyncIterator[bytes]]:
     """Like :func:`open_event_stream` for a provider that reads the body itself: the 2xx
-    reply's bytes as they arrive, whatever its content type. An error reply is worded by
-    ``error_message`` and carries no retry-after (the SDKs that read bodies this way ignore it).
+    reply's bytes as they arrive, whatever its content type; an HTTP error worded by
+    ``error_message(status, reason phrase, content type, body)``.
     """
     return _stream(
         lambda response: response.aiter_bytes(),

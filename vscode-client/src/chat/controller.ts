@@ -65,9 +65,30 @@ interface SelectResult {
   thinkingLevel?: string;
 }
 
+interface ListedModel {
+  provider: string;
+  id: string;
+  name?: string;
+  hasKey?: boolean;
+  keySource?: string | null;
+  reasoning?: boolean;
+  /** Why pi-lsp cannot talk to the model yet (`null`: it can). */
+  unreachable?: string | null;
+}
+
 interface ModelsResult {
-  models?: { provider: string; id: string; name?: string; hasKey?: boolean; reasoning?: boolean }[];
+  models?: ListedModel[];
   selected?: { provider: string; id: string } | null;
+}
+
+/** The quick-pick entry that opens every model Pi knows. */
+const ALL_MODELS = "\u0000all";
+
+/** Where a listed model's key comes from, or why it cannot be used, as the picker says it. */
+export function keyStatus(model: ListedModel): string {
+  if (model.unreachable) return "pi-lsp cannot reach it yet";
+  if (model.keySource) return `key: ${model.keySource}`;
+  return "no key";
 }
 
 interface UsageResult extends UsageView {
@@ -522,9 +543,32 @@ export class ChatController {
         "info",
         "No model has a key: set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or add a model to models.json.",
       );
+    }
+    items.push({ label: "All models Pi knows…", description: "with where each key comes from", value: ALL_MODELS });
+    const picked = await showQuickPickItems(items, "Model for this chat");
+    if (picked?.value === ALL_MODELS) {
+      await this.pickFromAllModels();
+    } else if (picked && picked.value !== this.model) {
+      await this.selectModel(picked.value);
+    }
+  }
+
+  /** Every model of models.json and Pi's catalogue, each with its key status. */
+  private async pickFromAllModels(): Promise<void> {
+    let listed: ListedModel[];
+    try {
+      listed = (await this.client.request<ModelsResult>("pi/models", { all: true })).models ?? [];
+    } catch (error) {
+      this.notice("error", `The models could not be read: ${message(error)}`);
       return;
     }
-    const picked = await showQuickPickItems(items, "Model for this chat");
+    const items = listed.map((model) => ({
+      label: `${model.provider}/${model.id}`,
+      description: keyStatus(model),
+      detail: model.unreachable ?? undefined,
+      value: `${model.provider}/${model.id}`,
+    }));
+    const picked = await showQuickPickItems(items, "Any model (one without a key says which variable to set)");
     if (picked && picked.value !== this.model) await this.selectModel(picked.value);
   }
 
