@@ -15,6 +15,7 @@ from pi_lsp.agent.providers import provider_for
 from pi_lsp.agent.providers.secret import Secret
 from pi_lsp.tools.base import AbortSignal
 from tests.agent.http_fixtures import HOLD, LocalHTTPServer, Reply, json_reply
+from tests.agent.test_anthropic_provider import run
 from tests.conformance.google_fake import gemini_reply
 
 KEY = Secret("AIzaSy-provider-test-key-91x")
@@ -45,16 +46,6 @@ def request_for(model: ModelInfo, **fields: Any) -> ModelRequest:
     }
     values.update(fields)
     return ModelRequest(**values)
-
-
-async def run(
-    request: ModelRequest, signal: AbortSignal | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    events = [
-        copy.deepcopy(event) async for event in provider_for(request.model).stream(request, signal)
-    ]
-    last = events[-1]
-    return events, last["message"] if last["type"] == "done" else last["error"]
 
 
 ANSWER = {
