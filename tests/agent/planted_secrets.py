@@ -73,8 +73,11 @@ def echo_500(request: RecordedRequest) -> Reply:
 
 def echo_in_stream(request: RecordedRequest) -> Reply:
     """A 200 event stream whose first event is an error quoting the headers (each API's
-    way: OpenAI's ``error`` chunk, Anthropic's ``error`` event)."""
+    way: OpenAI's ``error`` chunk, Anthropic's ``error`` event, Gemini's bare error object)."""
     error = {"message": _echo(request), "type": "server_error"}
+    if ":streamGenerateContent" in request.path:  # Gemini: its error object as the body
+        google = {"error": {"code": 500, "message": _echo(request), "status": "INTERNAL"}}
+        return sse_reply([json.dumps(google)])
     if request.path.split("?")[0].endswith("/messages"):  # Anthropic: /v1/messages?beta=true
         return sse_reply(anthropic_events(("error", {"type": "error", "error": error})))
     return sse_reply([{"error": error}])
@@ -98,9 +101,12 @@ def assert_masked_echo(text: str) -> None:
     """The echoed headers are still there, by name, with their values masked."""
     shown = {name: "***" for name in ("x-team-token", "x-env-token", "x-cmd-token")}
     shown["x-model-token"] = "***"
-    shown.update(
-        {"authorization": "Bearer ***"} if "authorization" in text else {"x-api-key": "***"}
-    )
+    if "authorization" in text:
+        shown["authorization"] = "Bearer ***"
+    elif "x-goog-api-key" in text:
+        shown["x-goog-api-key"] = "***"
+    else:
+        shown["x-api-key"] = "***"
     for name, masked in shown.items():
         pair = f'"{name}": "{masked}"'
         assert pair in text or json.dumps(pair)[1:-1] in text, (pair, text)

@@ -26,6 +26,8 @@ CASES = [
     *(("openai-completions", echo, "text") for echo in sorted(ECHOES)),
     ("openai-completions", "400 body", "json"),
     *(("anthropic-messages", echo, "text") for echo in sorted(ECHOES)),
+    *(("google-generative-ai", echo, "text") for echo in sorted(ECHOES)),
+    ("google-generative-ai", "400 body", "json"),
 ]
 
 

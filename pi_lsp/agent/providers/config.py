@@ -64,7 +64,12 @@ __all__ = [
     "unreachable_reason",
 ]
 
-SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "anthropic-messages", "openai-responses")
+SUPPORTED_APIS: tuple[Api, ...] = (
+    "openai-completions",
+    "anthropic-messages",
+    "openai-responses",
+    "google-generative-ai",
+)
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pi_lsp.agent.model_api import ModelInfo, Provider
 from pi_lsp.agent.providers.anthropic_messages import AnthropicMessagesProvider
+from pi_lsp.agent.providers.google_generative_ai import GoogleGenerativeAIProvider
 from pi_lsp.agent.providers.openai_completions import OpenAICompletionsProvider
 from pi_lsp.agent.providers.openai_responses import OpenAIResponsesProvider
 from pi_lsp.agent.providers.transport import ClientSource
@@ -13,6 +14,7 @@ __all__ = ["provider_for"]
 _OPENAI = OpenAICompletionsProvider()
 _ANTHROPIC = AnthropicMessagesProvider()
 _RESPONSES = OpenAIResponsesProvider()
+_GOOGLE = GoogleGenerativeAIProvider()
 
 
 def provider_for(model: ModelInfo, *, clients: ClientSource | None = None) -> Provider:
@@ -27,4 +29,6 @@ def provider_for(model: ModelInfo, *, clients: ClientSource | None = None) -> Pr
         return _ANTHROPIC if clients is None else AnthropicMessagesProvider(clients)
     if model.api == "openai-responses":
         return _RESPONSES if clients is None else OpenAIResponsesProvider(clients)
+    if model.api == "google-generative-ai":
+        return _GOOGLE if clients is None else GoogleGenerativeAIProvider(clients)
     raise ValueError(f"no provider speaks the api {model.api!r}")

@@ -2,7 +2,8 @@
 
 * :func:`shared_client` — one ``httpx.AsyncClient`` per base URL (and per event loop: a client's
   connection pool belongs to the loop that opened it), reused by every request to that server.
-* :func:`open_event_stream` — POST a JSON body and yield the response's server-sent events.
+* :func:`open_event_stream` — POST a JSON body and yield the response's server-sent events
+  (:func:`open_byte_stream`: its raw bytes, for a provider that splits events itself).
   An HTTP error status, a transport failure before the response, or a response that is not an
   event stream raise :class:`HttpFailure` with the ``errorMessage`` Pi would record and the
   server's ``retry-after``. Failures while streaming raise ``httpx.HTTPError`` for the provider
@@ -33,9 +34,11 @@ __all__ = [
     "AbortRace",
     "Aborted",
     "ClientSource",
+    "ErrorFormatter",
     "HttpFailure",
     "aclose_shared_clients",
     "failure_reason",
+    "open_byte_stream",
     "open_event_stream",
     "shared_client",
 ]
@@ -167,45 +170,43 @@ async def _read_body(response: httpx.Response) -> bytes:
 _END = object()
 
 
-async def _next_event(source: AsyncIterator[ServerSentEvent]) -> object:
+async def _next_event(source: AsyncIterator[Any]) -> object:
     try:
         return await source.__anext__()
     except StopAsyncIteration:
         return _END
 
 
-async def _events(response: httpx.Response, race: AbortRace) -> AsyncIterator[ServerSentEvent]:
-    source = EventSource(response).aiter_sse()
+async def _raced(source: AsyncIterator[T], race: AbortRace) -> AsyncIterator[T]:
+    """``source``'s items, each wait raced against the abort signal; ``source`` closed after."""
     try:
         while True:
             item = await race.run(_next_event(source))
             if item is _END:
                 return
-            assert isinstance(item, ServerSentEvent)
-            yield item
+            yield item  # type: ignore[misc]
     finally:
         with contextlib.suppress(Exception):
-            await source.aclose()
+            await source.aclose()  # type: ignore[attr-defined]
+
+
+#: ``(status, reason phrase, content type, body) -> errorMessage`` of an HTTP error reply
+ErrorFormatter = Callable[[int, str, str, bytes], str]
 
 
 @contextlib.asynccontextmanager
-async def open_event_stream(
+async def _stream(
+    read: Callable[[httpx.Response], AsyncIterator[T]],
     client: httpx.AsyncClient,
     url: str,
     *,
     headers: Mapping[str, str],
     body: bytes,
     race: AbortRace,
-    error_message: Callable[[int, bytes], str] = http_error_message,
-) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
-    """POST ``body`` to ``url`` and yield the server-sent events of a 2xx event-stream reply.
-
-    An HTTP error's text is ``error_message(status, body)`` (each vendor's SDK words it its
-    own way).
-
-    Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
-    ``httpx.HTTPError`` for a broken stream.
-    """
+    error_message: ErrorFormatter,
+    event_stream_only: bool,
+) -> AsyncIterator[AsyncIterator[T]]:
+    """POST and yield ``read(response)`` of a 2xx reply, raced against the abort signal."""
     request = client.build_request("POST", url, headers=dict(headers), content=body)
     try:
         response = await race.run(client.send(request, stream=True))
@@ -214,24 +215,79 @@ async def open_event_stream(
     try:
         status = response.status_code
         content_type = response.headers.get("content-type", "")
-        if not 200 <= status < 300 or "text/event-stream" not in content_type:
+        wrong_type = event_stream_only and "text/event-stream" not in content_type
+        if not 200 <= status < 300 or wrong_type:
             try:
                 data = await race.run(_read_body(response))
             except httpx.HTTPError as error:
                 raise HttpFailure(network_error_message(error, streaming=True)) from None
             raise HttpFailure(
-                error_message(status, data),
+                error_message(status, response.reason_phrase, content_type, data),
                 retry_after_ms(response.headers),
                 status=status,
                 body=data,
             )
-        events = _events(response, race)
+        items = _raced(read(response), race)
         try:
-            yield events
+            yield items
         finally:
-            await events.aclose()  # type: ignore[attr-defined]
+            await items.aclose()  # type: ignore[attr-defined]
     finally:
         await response.aclose()
+
+
+def open_event_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    race: AbortRace,
+    error_message: Callable[[int, bytes], str] = http_error_message,
+) -> contextlib.AbstractAsyncContextManager[AsyncIterator[ServerSentEvent]]:
+    """POST ``body`` to ``url`` and yield the server-sent events of a 2xx event-stream reply.
+
+    An HTTP error's text is ``error_message(status, body)`` (each vendor's SDK words it its
+    own way).
+
+    Raises :class:`HttpFailure` (no event will come), :class:`Aborted`, and, while iterating,
+    ``httpx.HTTPError`` for a broken stream.
+    """
+    return _stream(
+        lambda response: EventSource(response).aiter_sse(),
+        client,
+        url,
+        headers=headers,
+        body=body,
+        race=race,
+        error_message=lambda status, _reason, _type, data: error_message(status, data),
+        event_stream_only=True,
+    )
+
+
+def open_byte_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: bytes,
+    race: AbortRace,
+    error_message: ErrorFormatter,
+) -> contextlib.AbstractAsyncContextManager[AsyncIterator[bytes]]:
+    """Like :func:`open_event_stream` for a provider that reads the body itself: the 2xx
+    reply's bytes as they arrive, whatever its content type; an HTTP error worded by
+    ``error_message(status, reason phrase, content type, body)``.
+    """
+    return _stream(
+        lambda response: response.aiter_bytes(),
+        client,
+        url,
+        headers=headers,
+        body=body,
+        race=race,
+        error_message=error_message,
+        event_stream_only=False,
+    )
 
 
 def failure_reason(
