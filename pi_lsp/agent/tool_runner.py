@@ -67,6 +67,8 @@ class BeforeToolCallContext:
     tool_call: Mapping[str, Any]
     args: dict[str, Any]
     messages: Sequence[Message]
+    #: the run's abort signal (Pi passes it to the hook beside the context)
+    signal: AbortSignal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +170,7 @@ class _Batch:
             _, args = prepare_call(name, call.get("arguments", {}))
             if self.before is not None:
                 decision = await self.before(
-                    BeforeToolCallContext(self.assistant, call, args, self.messages)
+                    BeforeToolCallContext(self.assistant, call, args, self.messages, self.signal)
                 )
                 if self.aborted:
                     return _Outcome(call, _error_result(ABORTED_MESSAGE), True)

@@ -14,6 +14,7 @@ from pi_lsp.server.convert import DEFAULT_RULES_DOC_URL
 
 SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
 CONFIGURATION_SECTION = "pi-lsp"
+APPROVAL_MODES = ("never", "bash", "mutating")
 
 
 def _rule_keys() -> frozenset[str]:
@@ -38,6 +39,12 @@ class ServerSettings:
     #: ``provider/id`` for the judge; None: the model ``pi-lsp chat`` would use
     judge_model: str | None = None
     judge_idle_ms: int = 5000
+    #: which of the chat's tool calls wait for the user's answer to ``pi/approve``:
+    #: ``never`` (Pi's behaviour), ``bash``, or ``mutating`` (bash, edit and write)
+    approval_mode: str = "never"
+    #: command prefixes and paths (files, or folders and all below) that are never asked about
+    approval_allow_commands: tuple[str, ...] = ()
+    approval_allow_paths: tuple[str, ...] = ()
 
     @classmethod
     def from_options(cls, options: object) -> tuple[ServerSettings, list[str]]:
@@ -86,6 +93,23 @@ class ServerSettings:
             changes["rules_doc_url"] = url
         elif url not in (None, ""):
             problems.append(f"rulesDocUrl must be a URL, got {url!r}; ignored")
+        mode = options.get("approvalMode")
+        if mode in APPROVAL_MODES:
+            changes["approval_mode"] = mode
+        elif mode is not None:
+            choices = ", ".join(APPROVAL_MODES)
+            problems.append(f"approvalMode must be one of {choices}, got {mode!r}; ignored")
+        for key, attr in (
+            ("approvalAllowCommands", "approval_allow_commands"),
+            ("approvalAllowPaths", "approval_allow_paths"),
+        ):
+            value = options.get(key)
+            if value is None:
+                continue
+            if isinstance(value, list) and all(isinstance(item, str) for item in value):
+                changes[attr] = tuple(item.strip() for item in value if item.strip())
+            else:
+                problems.append(f"{key} must be a list of strings, got {value!r}; ignored")
         severities = options.get("severities")
         if severities is not None:
             changes["severities"] = self._severities(severities, problems)

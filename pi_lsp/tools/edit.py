@@ -490,6 +490,21 @@ class EditTool:
         return applied
 
 
+def proposed_edit(args: dict[str, Any], cwd: str | os.PathLike[str]) -> AppliedEdits:
+    """The text (LF line breaks) an ``edit`` call with prepared ``args`` would replace and
+    write, computed without writing; raises :class:`ToolError` where the call would fail."""
+    edits = _validated_edits(args)
+    path = str(args["path"])
+    absolute = resolve_to_cwd(path, cwd)
+    try:
+        _access_read_write(absolute)
+        raw = read_regular_file(absolute).decode("utf-8", "replace")
+    except OSError as exc:
+        raise _access_error(path, exc) from exc
+    _, text = split_bom(raw)
+    return apply_edits_to_normalized_content(normalize_to_lf(text), edits, path)
+
+
 def _success(path: str, count: int, applied: AppliedEdits) -> ToolResult:
     old, new = applied.base_content, applied.new_content
     changes = diff_lines(old, new)

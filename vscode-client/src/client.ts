@@ -43,6 +43,8 @@ export interface ClientEvents {
   onPromptChanged(params: unknown): void;
   /** A `pi/event` notification (tool run streams). */
   onEvent?(params: unknown): void;
+  /** A `pi/approve` request: the user's answer (docs/protocol.md). */
+  onApprove?(params: unknown, token: CancellationToken): Promise<unknown>;
 }
 
 /** Where the server runs: the first workspace folder on disk (where vscode-languageclient would run it). */
@@ -140,6 +142,10 @@ export class PiClient {
       client.onNotification("pi/systemPromptChanged", (params: unknown) => this.events.onPromptChanged(params)),
       client.onNotification("pi/event", (params: unknown) => this.events.onEvent?.(params)),
     );
+    const onApprove = this.events.onApprove;
+    // Without a handler the request stays unknown (method not found): the server then runs the
+    // calls unasked, as Pi does.
+    if (onApprove) this.subscriptions.push(client.onRequest("pi/approve", (params: unknown, token) => onApprove(params, token)));
     try {
       await client.start();
     } catch (error) {

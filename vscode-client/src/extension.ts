@@ -74,6 +74,7 @@ export async function activate(context: { subscriptions: Disposable[]; extension
       chat?.dispatch(params);
       toolPanels.dispatch(params);
     },
+    onApprove: (params, token) => (chat ? chat.approve(params, token) : Promise.reject(new Error("the chat view is not ready"))),
   });
   const piClient = client;
   chat = registerChatView(piClient, activeSession, context.extensionUri, output);

@@ -23,7 +23,14 @@ export interface ServerSettings {
   /** `provider/id` (or `id`) for the judge; absent: the model `pi-lsp chat` would use. */
   judgeModel?: string;
   judgeIdleMs?: number;
+  /** When the chat asks before a tool call (`pi/approve`); absent: never, as Pi. */
+  approvalMode?: ApprovalMode;
+  approvalAllowCommands?: string[];
+  approvalAllowPaths?: string[];
 }
+
+export const APPROVAL_MODES = ["never", "bash", "mutating"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** The server's keys, in the order of docs/protocol.md. */
 export const SERVER_KEYS = [
@@ -36,6 +43,9 @@ export const SERVER_KEYS = [
   "judge",
   "judgeModel",
   "judgeIdleMs",
+  "approvalMode",
+  "approvalAllowCommands",
+  "approvalAllowPaths",
 ] as const;
 
 export interface MappedSettings {
@@ -99,6 +109,15 @@ function severities(value: unknown, problems: string[]): Record<string, Severity
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+function stringList(key: string, value: unknown, problems: string[]): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    problems.push(`pi-lsp.${key}: expected a list of strings, got ${describe(value)}`);
+    return undefined;
+  }
+  return value.map((item: string) => item.trim()).filter((item) => item !== "");
+}
+
 /** Map the editor's settings to the server's; see the module comment. */
 export function toServerSettings(get: SettingGetter): MappedSettings {
   const problems: string[] = [];
@@ -121,6 +140,16 @@ export function toServerSettings(get: SettingGetter): MappedSettings {
   if (judgeModel !== undefined) settings.judgeModel = judgeModel;
   const judgeIdleMs = integerAtLeast("judgeIdleMs", get("judgeIdleMs"), 0, problems);
   if (judgeIdleMs !== undefined) settings.judgeIdleMs = judgeIdleMs;
+  const mode = optionalString("approvalMode", get("approvalMode"), problems);
+  if (mode !== undefined) {
+    const known = APPROVAL_MODES.find((m) => m === mode);
+    if (known !== undefined) settings.approvalMode = known;
+    else problems.push(`pi-lsp.approvalMode: expected one of ${APPROVAL_MODES.join(", ")}, got ${describe(mode)}`);
+  }
+  const commands = stringList("approvalAllowCommands", get("approvalAllowCommands"), problems);
+  if (commands !== undefined) settings.approvalAllowCommands = commands;
+  const paths = stringList("approvalAllowPaths", get("approvalAllowPaths"), problems);
+  if (paths !== undefined) settings.approvalAllowPaths = paths;
   return { settings, problems };
 }
 

@@ -53,7 +53,16 @@ describe("package.json declares the server's settings once", () => {
 describe("settings → initializationOptions", () => {
   it("maps the declared defaults; empty strings and an empty map are left to the server", () => {
     expect(currentSettings()).toEqual({
-      settings: { modelWindow: 128000, debounceMs: 20, fileBudgetMs: 4000, judge: false, judgeIdleMs: 5000 },
+      settings: {
+        modelWindow: 128000,
+        debounceMs: 20,
+        fileBudgetMs: 4000,
+        judge: false,
+        judgeIdleMs: 5000,
+        approvalMode: "never",
+        approvalAllowCommands: [],
+        approvalAllowPaths: [],
+      },
       problems: [],
     });
   });
@@ -69,6 +78,9 @@ describe("settings → initializationOptions", () => {
       "pi-lsp.judge": true,
       "pi-lsp.judgeModel": " anthropic/claude-haiku-4-5 ",
       "pi-lsp.judgeIdleMs": 0,
+      "pi-lsp.approvalMode": "mutating",
+      "pi-lsp.approvalAllowCommands": [" git status ", "", "npm test"],
+      "pi-lsp.approvalAllowPaths": ["docs"],
       "pi-lsp.server.command": ["pi-lsp", "serve"],
     });
     expect(currentSettings()).toEqual({
@@ -82,6 +94,9 @@ describe("settings → initializationOptions", () => {
         judge: true,
         judgeModel: "anthropic/claude-haiku-4-5",
         judgeIdleMs: 0,
+        approvalMode: "mutating",
+        approvalAllowCommands: ["git status", "npm test"],
+        approvalAllowPaths: ["docs"],
       },
       problems: [],
     });
@@ -112,6 +127,10 @@ describe("settings → initializationOptions", () => {
     ["judgeIdleMs", 2.5],
     ["judgeIdleMs", "5000"],
     ["judgeIdleMs", false],
+    ["approvalMode", "always"],
+    ["approvalMode", true],
+    ["approvalAllowCommands", "git status"],
+    ["approvalAllowPaths", ["docs", 3]],
   ])("leaves out %s = %j and names it", (key, value) => {
     const { settings, problems } = from({ [key]: value });
     expect(settings).toEqual({});
@@ -159,7 +178,7 @@ describe("answering workspace/configuration", () => {
       (found) => problems.push(found),
     );
     expect(answers).toEqual([
-      { debounceMs: 20, fileBudgetMs: 4000, judge: false, judgeIdleMs: 5000 },
+      { debounceMs: 20, fileBudgetMs: 4000, judge: false, judgeIdleMs: 5000, approvalMode: "never", approvalAllowCommands: [], approvalAllowPaths: [] },
       { "**/.git": true },
       null,
     ]);

@@ -12,6 +12,8 @@ export function summary(items: readonly TranscriptItem[]): string[] {
         return `tool ${item.name} [${item.summary}] ${item.status}${item.truncated ? " truncated" : ""}: ${JSON.stringify(item.output)}`;
       case "notice":
         return `notice ${item.level}: ${item.text}`;
+      case "approval":
+        return `approval ${item.tool} [${item.subject}] ${item.status}${item.reason ? `: ${item.reason}` : ""}`;
     }
   });
 }

@@ -8,6 +8,7 @@ import {
   formatTokens,
   parseHostMessage,
   THINKING_LEVELS,
+  type ApprovalItem,
   type AssistantItem,
   type HostMessage,
   type NoticeItem,
@@ -241,11 +242,7 @@ function renderTool(item: ToolItem, element: HTMLElement, previous: ToolItem | u
   }
   const output = h("pre", { class: "tool-output" });
   if (diff) {
-    // An edit's diff: added and removed lines coloured.
-    for (const line of item.output.split(/(?<=\n)/)) {
-      const kind = line.startsWith("+") ? "added" : line.startsWith("-") ? "removed" : undefined;
-      output.append(kind ? h("span", { class: kind }, line) : line);
-    }
+    appendDiff(output, item.output);
   } else {
     output.textContent = item.output;
   }
@@ -253,6 +250,87 @@ function renderTool(item: ToolItem, element: HTMLElement, previous: ToolItem | u
   const label = item.output === "" ? (live ? "No output yet" : "No output") : `Output · ${lines} line${lines === 1 ? "" : "s"}${item.clipped ? " (last part)" : ""}`;
   element.replaceChildren(header, h("details", { class: "output", open }, h("summary", {}, label), output));
   if (live) output.scrollTop = output.scrollHeight;
+}
+
+/** A diff's lines into `pre`: added and removed lines coloured (unified headers are not changes). */
+function appendDiff(pre: HTMLElement, diff: string): void {
+  for (const line of diff.split(/(?<=\n)/)) {
+    const header = line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("@@");
+    const kind = header ? "meta" : line.startsWith("+") ? "added" : line.startsWith("-") ? "removed" : undefined;
+    pre.append(kind ? h("span", { class: kind }, line) : line);
+  }
+}
+
+function approvalQuestion(item: ApprovalItem): string {
+  if (item.tool === "bash") return "Run this command?";
+  if (item.tool === "write") return item.newFile ? `Create ${item.subject}?` : `Replace ${item.subject}?`;
+  return `Edit ${item.subject}?`;
+}
+
+function approvalOutcome(item: ApprovalItem): string {
+  switch (item.status) {
+    case "allowed":
+      return "Allowed once";
+    case "allowedSession":
+      return item.tool === "bash" ? "Allowed: commands run unasked for the rest of this session" : "Allowed: file changes are made unasked for the rest of this session";
+    case "denied":
+      return item.reason ? `Denied: ${item.reason}` : "Denied";
+    case "withdrawn":
+      return "Not answered: the answer was stopped";
+    case "open":
+      return "";
+  }
+}
+
+/** A `pi/approve` question: the command (with where it runs) or the diff, and the answers. */
+function renderApproval(item: ApprovalItem, element: HTMLElement): void {
+  element.className = `approval-card status-${item.status}`;
+  element.dataset.toolCallId = item.toolCallId;
+  element.setAttribute("role", "group");
+  element.setAttribute("aria-label", approvalQuestion(item));
+  const header = h("div", { class: "header" }, h("span", { class: "question" }, approvalQuestion(item)));
+  const body: HTMLElement[] = [];
+  if (item.tool === "bash") {
+    const command = h("pre", { class: "approval-command" });
+    command.textContent = item.subject;
+    body.push(command, h("div", { class: "where", title: item.where }, `in ${item.where}`));
+  } else {
+    body.push(h("div", { class: "where", title: item.where }, item.where));
+    const diff = h("pre", { class: "approval-diff" });
+    appendDiff(diff, item.diff ?? "");
+    body.push(diff);
+    if (item.diffTruncated) body.push(h("div", { class: "where" }, "The diff is too long to show in full."));
+  }
+  if (item.status !== "open") {
+    const outcome = h("div", { class: "outcome", role: "status" });
+    outcome.textContent = approvalOutcome(item);
+    element.replaceChildren(header, ...body, outcome);
+    return;
+  }
+  const sessionLabel = item.tool === "bash" ? "Allow bash for this session" : "Allow file changes for this session";
+  const reason = h("input", {
+    class: "reason",
+    type: "text",
+    placeholder: "Reason, if you deny (the model reads it)",
+    "aria-label": "Reason for denying",
+  });
+  const actions = h(
+    "div",
+    { class: "actions" },
+    h("button", { class: "allow", "data-decision": "allow" }, "Allow once"),
+    h("button", { class: "allow-session secondary", "data-decision": "allowSession" }, sessionLabel),
+    h("button", { class: "deny secondary", "data-decision": "deny" }, "Deny"),
+  );
+  element.replaceChildren(header, ...body, reason, actions);
+}
+
+/** Post the answer of the card `card` (its buttons are disabled until the host updates it). */
+function answerApproval(card: HTMLElement, decision: string): void {
+  const id = card.dataset.id;
+  if (id === undefined || (decision !== "allow" && decision !== "allowSession" && decision !== "deny")) return;
+  const reason = card.querySelector<HTMLInputElement>("input.reason")?.value.trim() ?? "";
+  card.querySelectorAll("button").forEach((button) => (button.disabled = true));
+  post({ type: "approve", id, decision, ...(decision === "deny" && reason !== "" ? { reason } : {}) });
 }
 
 function renderNotice(item: NoticeItem, element: HTMLElement): void {
@@ -278,6 +356,8 @@ function elementFor(item: TranscriptItem): HTMLElement {
       return h("div", { class: "tool-card" });
     case "notice":
       return h("div", { class: "notice" });
+    case "approval":
+      return h("div", { class: "approval-card" });
   }
 }
 
@@ -294,6 +374,9 @@ function render(item: TranscriptItem, element: HTMLElement, previous: Transcript
       break;
     case "notice":
       renderNotice(item, element);
+      break;
+    case "approval":
+      renderApproval(item, element);
       break;
   }
 }
@@ -499,6 +582,12 @@ transcript.addEventListener("click", (event) => {
     if (toolCallId) post({ type: "openOutput", toolCallId });
     return;
   }
+  const answer = target.closest<HTMLElement>(".approval-card button[data-decision]");
+  if (answer !== null) {
+    const card = answer.closest<HTMLElement>(".approval-card");
+    if (card !== null) answerApproval(card, answer.dataset.decision ?? "");
+    return;
+  }
   const copy = target.closest("button.copy");
   if (copy !== null) {
     const code = copy.parentElement?.querySelector("code");
@@ -513,6 +602,16 @@ transcript.addEventListener("click", (event) => {
   // to open them too: that opened every link twice. The sanitiser (webview/markdown.ts) leaves
   // only web and mail hrefs. preventDefault only keeps the page itself from navigating away.
   if (target.closest("a") !== null) event.preventDefault();
+});
+
+// Enter in a card's reason box denies with that reason.
+transcript.addEventListener("keydown", (event) => {
+  const target = event.target instanceof HTMLInputElement ? event.target : null;
+  if (target === null || !target.classList.contains("reason") || event.key !== "Enter" || event.isComposing) return;
+  const card = target.closest<HTMLElement>(".approval-card");
+  if (card === null) return;
+  event.preventDefault();
+  answerApproval(card, "deny");
 });
 
 window.addEventListener("focus", () => {

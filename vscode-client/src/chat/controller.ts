@@ -18,6 +18,9 @@ import {
 } from "../vscodeapi";
 import {
   isThinkingLevel,
+  type ApprovalDecision,
+  type ApprovalItem,
+  type ApprovalStatus,
   type HostMessage,
   type ModelOption,
   type ThinkingLevel,
@@ -147,6 +150,44 @@ export function ago(iso: string, now: number = Date.now()): string {
   return new Date(then).toISOString().slice(0, 10);
 }
 
+/** The answer to `pi/approve` (docs/protocol.md). */
+export interface ApprovalAnswer {
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
+type Question = Omit<ApprovalItem, "kind" | "id" | "status" | "reason">;
+
+const STATUS_OF: Record<ApprovalDecision, ApprovalStatus> = { allow: "allowed", allowSession: "allowedSession", deny: "denied" };
+
+/** What a card shows of a `pi/approve` question, or undefined when it is not one. */
+export function parseApproval(params: unknown): Question | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const p = params as Record<string, unknown>;
+  const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+  const tool = text(p.tool);
+  const toolCallId = text(p.toolCallId) ?? "";
+  const cwd = text(p.cwd) ?? "";
+  if (tool === "bash") {
+    const command = text(p.command);
+    return command === undefined ? undefined : { toolCallId, tool, subject: command, where: cwd };
+  }
+  if (tool === "edit" || tool === "write") {
+    const path = text(p.displayPath) ?? text(p.path);
+    if (path === undefined) return undefined;
+    return {
+      toolCallId,
+      tool,
+      subject: path,
+      where: text(p.path) ?? path,
+      diff: text(p.diff) ?? "",
+      ...(p.newFile === true ? { newFile: true } : {}),
+      ...(p.diffTruncated === true ? { diffTruncated: true } : {}),
+    };
+  }
+  return undefined;
+}
+
 export class ChatController {
   readonly transcript = new Transcript();
   private post: ((message: HostMessage) => void) | undefined;
@@ -178,6 +219,10 @@ export class ChatController {
   /** Session names from the session list, for the title. */
   private readonly names = new Map<string, string>();
   private readonly subscription: { dispose(): void };
+  /** Open `pi/approve` questions by card id: each settles with the user's answer, or without
+   * one when the question is withdrawn. */
+  private readonly approvals = new Map<string, (answer?: ApprovalAnswer) => void>();
+  private approvalCount = 0;
 
   constructor(
     private readonly client: ChatClient,
@@ -199,6 +244,7 @@ export class ChatController {
   }
 
   dispose(): void {
+    for (const settle of [...this.approvals.values()]) settle();
     this.subscription.dispose();
     this.run?.cancel();
     if (this.usageTimer !== undefined) clearTimeout(this.usageTimer);
@@ -279,6 +325,9 @@ export class ChatController {
         return this.newSession();
       case "sessions":
         return this.openSession();
+      case "approve":
+        this.approvals.get(message.id)?.({ decision: message.decision, ...(message.reason !== undefined ? { reason: message.reason } : {}) });
+        return;
       case "openOutput": {
         const session = this.liveSession;
         if (session !== undefined) await executeCommand(OPEN_TOOL_OUTPUT, { session, toolCallId: message.toolCallId });
@@ -307,6 +356,37 @@ export class ChatController {
     }
     this.postAll(this.transcript.apply(params));
     return true;
+  }
+
+  /**
+   * A `pi/approve` request: the call is shown as a card with its command or diff, and the
+   * user's button is the answer. A cancelled `token` (the server withdrew the question: the run
+   * was stopped) closes the card without an answer.
+   */
+  approve(params: unknown, token?: CancellationToken): Promise<ApprovalAnswer> {
+    const question = parseApproval(params);
+    if (question === undefined) return Promise.resolve({ decision: "deny", reason: "the editor could not show this call" });
+    this.approvalCount += 1;
+    const item: ApprovalItem = { kind: "approval", id: `approval-${this.approvalCount}`, ...question, status: "open" };
+    return new Promise<ApprovalAnswer>((resolve) => {
+      let cancelled: { dispose(): void } | undefined;
+      const settle = (answer?: ApprovalAnswer): void => {
+        if (!this.approvals.delete(item.id)) return;
+        cancelled?.dispose();
+        item.status = answer === undefined ? "withdrawn" : STATUS_OF[answer.decision];
+        if (answer?.reason !== undefined) item.reason = answer.reason;
+        const update = this.transcript.putApproval(item);
+        if (update) this.send_(update);
+        resolve(answer ?? { decision: "deny", reason: "the question was withdrawn" });
+      };
+      this.approvals.set(item.id, settle);
+      cancelled = token?.onCancellationRequested(() => settle());
+      if (token?.isCancellationRequested) return settle();
+      const added = this.transcript.putApproval(item, true);
+      if (added) this.send_(added);
+      // The chat view is hidden (or never shown): bring it up, the card is in its transcript.
+      if (this.post === undefined) void executeCommand(FOCUS_CHAT);
+    });
   }
 
   /** Send a prompt; while a run is going it is queued as a follow-up. */

@@ -55,7 +55,31 @@ export interface NoticeItem {
   detail?: string;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+/** What the user answered to a `pi/approve` question (or that it was withdrawn). */
+export type ApprovalStatus = "open" | "allowed" | "allowedSession" | "denied" | "withdrawn";
+export type ApprovalDecision = "allow" | "allowSession" | "deny";
+export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ["allow", "allowSession", "deny"];
+
+/** A question the server asked before running a call (`pi/approve`), shown as a card. */
+export interface ApprovalItem {
+  readonly kind: "approval";
+  readonly id: string;
+  toolCallId: string;
+  /** `bash`, `edit` or `write`. */
+  tool: string;
+  /** The bash command, or the file as the model named it. */
+  subject: string;
+  /** Where the command runs (bash), or the file's absolute path (edit, write). */
+  where: string;
+  /** The unified diff of an edit or write. */
+  diff?: string;
+  newFile?: boolean;
+  diffTruncated?: boolean;
+  status: ApprovalStatus;
+  reason?: string;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | ApprovalItem;
 
 export interface ModelOption {
   /** `provider/id`. */
@@ -121,7 +145,8 @@ export type WebviewMessage =
   | { type: "selectThinking"; value: ThinkingLevel }
   | { type: "newSession" }
   | { type: "sessions" }
-  | { type: "openOutput"; toolCallId: string };
+  | { type: "openOutput"; toolCallId: string }
+  | { type: "approve"; id: string; decision: ApprovalDecision; reason?: string };
 
 type Json = Record<string, unknown>;
 
@@ -134,6 +159,7 @@ const num = (value: unknown): value is number => typeof value === "number" && Nu
 const bool = (value: unknown): value is boolean => typeof value === "boolean";
 
 const TOOL_STATUSES: readonly string[] = ["pending", "running", "done", "error", "aborted"];
+const APPROVAL_STATUSES: readonly string[] = ["open", "allowed", "allowedSession", "denied", "withdrawn"];
 
 export function isTranscriptItem(value: unknown): value is TranscriptItem {
   if (!isObject(value) || !str(value.id)) return false;
@@ -159,6 +185,19 @@ export function isTranscriptItem(value: unknown): value is TranscriptItem {
       );
     case "notice":
       return (value.level === "info" || value.level === "error") && str(value.text) && (value.detail === undefined || str(value.detail));
+    case "approval":
+      return (
+        str(value.toolCallId) &&
+        str(value.tool) &&
+        str(value.subject) &&
+        str(value.where) &&
+        str(value.status) &&
+        APPROVAL_STATUSES.includes(value.status) &&
+        (value.diff === undefined || str(value.diff)) &&
+        (value.newFile === undefined || bool(value.newFile)) &&
+        (value.diffTruncated === undefined || bool(value.diffTruncated)) &&
+        (value.reason === undefined || str(value.reason))
+      );
     default:
       return false;
   }
@@ -234,6 +273,12 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
       return isThinkingLevel(data.value) ? { type: "selectThinking", value: data.value } : undefined;
     case "openOutput":
       return str(data.toolCallId) ? { type: "openOutput", toolCallId: data.toolCallId } : undefined;
+    case "approve": {
+      const decision = APPROVAL_DECISIONS.find((d) => d === data.decision);
+      if (!str(data.id) || decision === undefined || !(data.reason === undefined || str(data.reason))) return undefined;
+      const reason = str(data.reason) && data.reason.trim() !== "" ? data.reason.trim() : undefined;
+      return { type: "approve", id: data.id, decision, ...(reason !== undefined ? { reason } : {}) };
+    }
     default:
       return undefined;
   }

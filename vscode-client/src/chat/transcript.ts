@@ -6,7 +6,7 @@
  * `HostMessage` (a delta for streamed text and tool output, else the changed item).
  * No editor API here.
  */
-import type { AssistantItem, HostMessage, NoticeItem, ToolItem, ToolStatus, TranscriptItem } from "./protocol";
+import type { ApprovalItem, AssistantItem, HostMessage, NoticeItem, ToolItem, ToolStatus, TranscriptItem } from "./protocol";
 import { formatTokens } from "./protocol";
 
 /** How much of one tool's output is kept (its tail); the full output is in the output panel. */
@@ -174,6 +174,13 @@ export class Transcript {
     this.byId.set(item.id, item);
     // A copy: the message says how the item is now, whatever happens to it later.
     return { type: "upsert", item: structuredClone(item) };
+  }
+
+  /** Show `item` (added at the end, or updated where it is); undefined when it was added
+   * before the transcript was last cleared or reloaded (nothing to update). */
+  putApproval(item: ApprovalItem, added = false): HostMessage | undefined {
+    if (!added && this.byId.get(item.id) !== item) return undefined;
+    return this.put(item);
   }
 
   /** A copy of the items, for a `reset`. */

@@ -9,12 +9,13 @@ import type { ActiveSessionTracker } from "../activeSession";
 import {
   joinUri,
   registerCommand,
+  type CancellationToken,
   registerWebviewViewProvider,
   type Disposable,
   type Uri,
   type WebviewView,
 } from "../vscodeapi";
-import { ChatController, type ChatClient, type ChatLog } from "./controller";
+import { ChatController, type ApprovalAnswer, type ChatClient, type ChatLog } from "./controller";
 import { chatHtml, makeNonce } from "./page";
 import { parseWebviewMessage } from "./protocol";
 
@@ -91,6 +92,8 @@ export function registerChatView(
 ): {
   provider: ChatViewProvider;
   dispatch(params: unknown): boolean;
+  /** A `pi/approve` request, answered from a card in the chat. */
+  approve(params: unknown, token: CancellationToken): Promise<ApprovalAnswer>;
   promptChanged(): void;
   serverStarted(): void;
   disposables: Disposable[];
@@ -112,6 +115,7 @@ export function registerChatView(
   return {
     provider,
     dispatch: (params) => controller.dispatch(params),
+    approve: (params: unknown, token: CancellationToken) => controller.approve(params, token),
     promptChanged: () => controller.refreshUsage(),
     // Models and the meter could not be asked before the server ran (or after a restart).
     serverStarted: () => {

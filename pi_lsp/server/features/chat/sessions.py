@@ -29,8 +29,10 @@ from pi_lsp.agent.model_choice import (
 from pi_lsp.agent.providers.config import ResolvedModel
 from pi_lsp.agent.providers.registry import provider_for
 from pi_lsp.agent.session_agent import SessionAgent
+from pi_lsp.agent.tool_runner import BeforeToolCall
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.event_stream import EventStream
+from pi_lsp.server.features.chat.approvals import ApprovalGate
 from pi_lsp.server.features.chat.events import forward_event
 from pi_lsp.server.features.chat.models import choose, thinking_param
 from pi_lsp.server.language_server import PiLanguageServer
@@ -61,8 +63,10 @@ class ChatSession:
         resources: Resources,
         resolved: ResolvedModel,
         thinking: ThinkingLevel,
+        before_tool_call: BeforeToolCall | None = None,
     ) -> None:
         self.session = session
+        self.before_tool_call = before_tool_call
         self.resources = resources
         self.resolved = resolved
         self.thinking: ThinkingLevel = thinking
@@ -92,6 +96,7 @@ class ChatSession:
             resources=self.resources,
             thinking_level=self.thinking,
             api_key=self.resolved.api_key,
+            before_tool_call=self.before_tool_call,
         )
         self._unsubscribe = agent.subscribe(self._forward)
         return agent
@@ -272,7 +277,7 @@ class ChatSessions:
         )
         thinking = clamp_thinking_level(resolved.model, level)
         record_model_choice(session, resolved.model, thinking, context)
-        held = ChatSession(session, resources, resolved, thinking)
+        held = ChatSession(session, resources, resolved, thinking, ApprovalGate(ls, session))
         self.sessions[held.session_id] = held
         return held
 
