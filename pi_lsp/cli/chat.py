@@ -331,16 +331,17 @@ async def _with_file_arguments(
     """The messages to send, as Pi builds them from its arguments: every ``@path`` is read
     (:mod:`pi_lsp.prompt.file_args`) and goes in front of the first message with its images;
     the error line when a file cannot be read."""
-    from pi_lsp.prompt.file_args import FileArgumentError, read_file_arguments
+    from pi_lsp.prompt.file_args import (
+        FileArgumentError,
+        auto_resize_setting,
+        read_file_arguments,
+    )
 
     paths = [prompt[1:] for prompt in prompts if prompt.startswith("@")]
     texts = [prompt for prompt in prompts if not prompt.startswith("@")]
     if not paths:
         return [(text, None) for text in texts]
-    images_setting = resources.settings.merged.get("images")
-    auto_resize = not (
-        isinstance(images_setting, Mapping) and images_setting.get("autoResize") is False
-    )
+    auto_resize = auto_resize_setting(resources.settings.merged)
     try:
         files = await read_file_arguments(paths, resources.cwd, auto_resize_images=auto_resize)
     except FileArgumentError as error:

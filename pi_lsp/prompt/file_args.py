@@ -23,14 +23,21 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pi_lsp.tools.base import ImageContent
 from pi_lsp.tools.images import SNIFF_BYTES, InlineImage, prepare_image, sniff_image_mime
 from pi_lsp.tools.paths import resolve_read_path
 
-__all__ = ["FileArgumentError", "FileArguments", "read_file_arguments", "selection_block"]
+__all__ = [
+    "FileArgumentError",
+    "FileArguments",
+    "auto_resize_setting",
+    "read_file_arguments",
+    "selection_block",
+]
 
 
 class FileArgumentError(Exception):
@@ -75,6 +82,12 @@ async def read_file_arguments(
         out.images.append(prepared.content())
         out.text += f'<file name="{absolute}">{chr(10).join(prepared.hints)}</file>\n'
     return out
+
+
+def auto_resize_setting(settings: Mapping[str, Any]) -> bool:
+    """Pi's ``images.autoResize`` setting (on unless set to ``false``)."""
+    images = settings.get("images")
+    return not (isinstance(images, Mapping) and images.get("autoResize") is False)
 
 
 def selection_block(path: str, start_line: int, end_line: int, text: str) -> str:
