@@ -4,6 +4,7 @@ model on real HTTP (what it receives is what the user's attachments must have be
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -14,9 +15,10 @@ import pytest
 from PIL import Image
 from pygls.exceptions import JsonRpcException
 
-from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply
-from tests.lsp.harness import start_client
-from tests.lsp.test_chat import API_KEY, request
+from pi_lsp.server.requests import plain
+from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply, openai_tool_calls_reply
+from tests.lsp.harness import WAIT, start_client
+from tests.lsp.test_chat import API_KEY, Events, request, send, texts
 
 
 def write_models(tmp: Path, base_url: str) -> None:
@@ -174,5 +176,39 @@ async def test_pasted_images_reach_a_model_that_sees_and_are_refused_otherwise(
             content = user_content(model)
             assert content[0] == {"type": "text", "text": "what?"}
             assert content[1]["image_url"]["url"] == f"data:image/png;base64,{image['data']}"
+        finally:
+            await client.shutdown_session()
+
+
+async def test_a_steered_prompt_keeps_its_attached_file(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.md").write_text("remember this\n")
+    gate = tmp_path / "go"
+    command = f"echo waiting; while [ ! -e {gate} ]; do sleep 0.02; done"
+    async with LocalHTTPServer() as model:
+        write_models(tmp_path, model.base_url)
+        model.enqueue(
+            openai_tool_calls_reply([{"name": "bash", "arguments": {"command": command}}]),
+            openai_text_reply("Noted."),
+        )
+        client = await start_client(tmp_path)
+        events = Events(client)
+        try:
+            pending = send(client, "pi/chat", {"text": "start", "model": "text-only"})
+            await events.until(lambda got: "waiting" in texts(got, "tool_output"))
+            session = events.received[0]["session"]
+            queued = await request(
+                client,
+                "pi/chat",
+                {"session": session, "text": "and this", "files": ["notes.md"],
+                 "streamingBehavior": "steer"},
+            )  # fmt: skip
+            assert queued["queued"] == "steer"
+            gate.touch()
+            assert plain(await asyncio.wait_for(pending, WAIT))["text"] == "Noted."
+            steered = model.requests[1].json()["messages"][-1]["content"]
+            text = steered if isinstance(steered, str) else steered[0]["text"]
+            assert text == f'<file name="{ws}/notes.md">\nremember this\n\n</file>\nand this'
         finally:
             await client.shutdown_session()
