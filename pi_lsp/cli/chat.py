@@ -3,7 +3,9 @@
 ``pi-lsp chat [-p] [--mode text|json] [--provider P] [--model M] [--thinking LEVEL]
 [--session FILE | --no-session | --continue] [--session-dir DIR] [resource options] PROMPT…``
 
-Each PROMPT is sent in turn (as ``pi -p "a" "b"`` does) to a
+A PROMPT ``@PATH`` is a file put in front of the first message as Pi puts its ``@file``
+arguments (:mod:`pi_lsp.prompt.file_args`). Each other PROMPT is sent in turn (as
+``pi -p "a" "b"`` does) to a
 :class:`~pi_lsp.agent.session_agent.SessionAgent` over the session, with the resources of the
 working directory (the options of ``pi-lsp prompt``). Text mode prints the text blocks of the
 last assistant message, one line each; JSON mode prints the session header line, then one line
@@ -127,7 +129,12 @@ def add_chat_parser(commands: Any) -> None:
         help="with --list-models: every model Pi knows, with where its key comes from",
     )
     add_resource_options(chat)
-    chat.add_argument("prompts", nargs="*", metavar="PROMPT", help="message(s) to send, in order")
+    chat.add_argument(
+        "prompts",
+        nargs="*",
+        metavar="PROMPT",
+        help="message(s) to send, in order; @PATH puts a file (text or image) before the first",
+    )
 
 
 def run_chat_command(opts: argparse.Namespace) -> int:
@@ -298,11 +305,14 @@ async def _run(
     for signum in handled:
         loop.add_signal_handler(signum, on_signal, signum)
     try:
-        for text in opts.prompts:
+        messages = await _with_file_arguments(opts.prompts, resources)
+        if isinstance(messages, str):
+            return fail(messages, EXIT_FAILED)
+        for text, images in messages:
             if received:
                 break
             try:
-                await agent.prompt(text)
+                await agent.prompt(text, images=images)
             except Exception as error:
                 return fail(str(error) or type(error).__name__, EXIT_FAILED)
         if aborting:
@@ -313,6 +323,35 @@ async def _run(
     if received:
         return EXIT_SIGINT if received[0] == signal.SIGINT else EXIT_SIGTERM
     return _finish(agent.messages, print_text=not json_mode)
+
+
+async def _with_file_arguments(
+    prompts: Sequence[str], resources: Any
+) -> list[tuple[str, list[dict[str, str]] | None]] | str:
+    """The messages to send, as Pi builds them from its arguments: every ``@path`` is read
+    (:mod:`pi_lsp.prompt.file_args`) and goes in front of the first message with its images;
+    the error line when a file cannot be read."""
+    from pi_lsp.prompt.file_args import (
+        FileArgumentError,
+        auto_resize_setting,
+        read_file_arguments,
+    )
+
+    paths = [prompt[1:] for prompt in prompts if prompt.startswith("@")]
+    texts = [prompt for prompt in prompts if not prompt.startswith("@")]
+    if not paths:
+        return [(text, None) for text in texts]
+    auto_resize = auto_resize_setting(resources.settings.merged)
+    try:
+        files = await read_file_arguments(paths, resources.cwd, auto_resize_images=auto_resize)
+    except FileArgumentError as error:
+        return str(error)
+    first = files.text + (texts[0] if texts else "")
+    messages: list[tuple[str, list[dict[str, str]] | None]] = []
+    if first:
+        messages.append((first, files.image_blocks() or None))
+    messages.extend((text, None) for text in texts[1:])
+    return messages
 
 
 def _finish(messages: Sequence[Mapping[str, Any]], *, print_text: bool) -> int:

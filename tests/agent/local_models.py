@@ -20,18 +20,25 @@ def write_local_models(
     *,
     context_window: int = 32_000,
     max_tokens: int = 1_000,
+    images: bool = False,
 ) -> Path:
     """Write ``agent_dir/models.json`` with one model, ``local/<model_id>``, served at
-    ``base_url`` (the server's, without ``/v1``) with the key ``api_key``; return its path."""
+    ``base_url`` (the server's, without ``/v1``) with the key ``api_key``; return its path.
+    With ``images`` the model accepts images (``input: ["text", "image"]``)."""
+    model: dict[str, object] = {
+        "id": model_id,
+        "contextWindow": context_window,
+        "maxTokens": max_tokens,
+    }
+    if images:
+        model["input"] = ["text", "image"]
     models = {
         "providers": {
             LOCAL_PROVIDER: {
                 "baseUrl": base_url + "/v1",
                 "api": "openai-completions",
                 "apiKey": api_key,
-                "models": [
-                    {"id": model_id, "contextWindow": context_window, "maxTokens": max_tokens}
-                ],
+                "models": [model],
             }
         }
     }

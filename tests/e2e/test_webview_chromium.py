@@ -257,3 +257,38 @@ def test_thinking_picker_posts_a_pick_and_shows_the_hosts_level(seen: dict[str, 
     assert not seen["thinkingDefault"]["disabled"]
     # A state with an unknown level is ignored.
     assert seen["thinkingAfterBadState"] == seen["thinkingDefault"]
+
+
+@pytest.mark.timeout(120)
+def test_at_completes_files_and_the_picked_file_goes_with_the_prompt(seen: dict[str, Any]) -> None:
+    assert seen["mentionAsked"] == {"trigger": "@", "query": "mai"}
+    assert seen["mentionList"] == {"visible": True, "rows": ["src/", "src/app/main.py"]}
+    assert seen["mentionPicked"] == "explain @src/app/main.py "
+    assert seen["mentionListAfterPick"] is True
+    assert seen["mentionSent"] == {
+        "type": "send",
+        "text": "explain @src/app/main.py please",
+        "attachments": [{"kind": "file", "path": "src/app/main.py"}],
+    }
+    assert seen["commandAsked"] == {"trigger": "/", "query": "re"}
+    assert seen["commandRow"] == {"label": "/review", "detail": "Review the staged change"}
+    assert seen["commandPicked"] == "/review "
+
+
+@pytest.mark.timeout(120)
+def test_a_pasted_image_and_a_selection_become_chips_and_are_sent(seen: dict[str, Any]) -> None:
+    assert seen["chips"] == {
+        "labels": ["shot.png", "b.py:3-4"],
+        "thumb": "data:image/png;base64,",
+        "thumbLoaded": True,
+    }
+    image = {"kind": "image", "mimeType": "image/png", "data": seen["pastedImage"]}
+    selection = {"kind": "selection", "path": "/ws/src/b.py", "startLine": 3, "endLine": 4}
+    assert seen["imageSent"] == {
+        "type": "send",
+        "text": "/review what is this?",
+        "attachments": [{**image, "name": "shot.png"}, {**selection, "text": "x = 2\ny = 3"}],
+    }
+    assert seen["chipsAfterSend"] == {"hidden": True, "count": 0}
+    assert seen["sentChips"] == ["b.py:3-4", "pasted image"]
+    assert {"type": "attachActiveFile"} in seen["posted"]

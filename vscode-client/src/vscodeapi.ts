@@ -78,6 +78,17 @@ export function activeFileUri(): vscode.Uri | undefined {
   return uri?.scheme === "file" ? uri : undefined;
 }
 
+/** The active editor's selection (whole lines, 1-based), with its file; undefined when nothing
+ * is selected or the editor is not a file. */
+export function activeSelection(): { path: string; startLine: number; endLine: number; text: string } | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || editor.document.uri.scheme !== "file" || editor.selection.isEmpty) return undefined;
+  const { start, end } = editor.selection;
+  // A selection ending at the start of a line does not take that line.
+  const last = end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
+  return { path: editor.document.uri.fsPath, startLine: start.line + 1, endLine: last + 1, text: editor.document.getText(editor.selection) };
+}
+
 export function getWorkspaceFolder(uri: vscode.Uri): vscode.WorkspaceFolder | undefined {
   return vscode.workspace.getWorkspaceFolder(uri);
 }

@@ -163,6 +163,8 @@ export const stub = {
   linkProviders: new Map<string, LinkProvider>(),
   closeListeners: [] as ((document: { uri: Uri }) => unknown)[],
   activeFile: undefined as string | undefined,
+  /** The active editor's selection (lines 1-based), when `activeFile` is set. */
+  activeSelection: undefined as { startLine: number; endLine: number; text: string } | undefined,
   folders: [] as string[],
   /** Answers for showQuickPick / showInputBox, taken in order (undefined: dismissed). */
   picks: [] as (string | undefined)[],
@@ -198,6 +200,7 @@ export const stub = {
     this.linkProviders.clear();
     this.closeListeners = [];
     this.activeFile = undefined;
+    this.activeSelection = undefined;
     this.folders = [];
     this.picks = [];
     this.inputs = [];
@@ -257,7 +260,14 @@ function record(kind: Message["kind"]) {
 
 export const window = {
   get activeTextEditor() {
-    return stub.activeFile === undefined ? undefined : { document: { uri: Uri.file(stub.activeFile) } };
+    if (stub.activeFile === undefined) return undefined;
+    const selected = stub.activeSelection;
+    const selection = {
+      isEmpty: selected === undefined,
+      start: { line: (selected?.startLine ?? 1) - 1, character: 0 },
+      end: { line: (selected?.endLine ?? 1) - 1, character: selected ? 1 : 0 },
+    };
+    return { document: { uri: Uri.file(stub.activeFile), getText: () => selected?.text ?? "" }, selection };
   },
   showInformationMessage: record("info"),
   async showWarningMessage(text: string, ...rest: unknown[]) {

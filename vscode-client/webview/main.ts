@@ -19,6 +19,7 @@ import {
   type WebviewMessage,
 } from "../src/chat/protocol";
 import { appendClipped } from "../src/chat/transcript";
+import { createComposer } from "./composer";
 import { renderMarkdown } from "./markdown";
 
 interface VsCodeApi {
@@ -73,6 +74,7 @@ const ICONS = {
   send: () => icon("M2.5 13.5 14 8 2.5 2.5l1.8 5.5z", "M4.3 8H9"),
   stop: () => icon("M4.5 4.5h7v7h-7z"),
   open: () => icon("M9.5 2.5h4v4", "M13.5 2.5 8 8", "M11.5 9.5v4h-9v-9h4"),
+  attach: () => icon("M10.5 4.5 5.8 9.2a1.4 1.4 0 0 0 2 2l5-5a2.8 2.8 0 0 0-4-4l-5.2 5.2a4.2 4.2 0 0 0 6 6l4.4-4.4"),
 };
 
 // --- page shell ---------------------------------------------------------------------------------
@@ -104,6 +106,7 @@ const thinkingSelect = h(
   ...THINKING_LEVELS.map((level) => h("option", { value: level }, level)),
 );
 const stopButton = h("button", { id: "stop", class: "icon-button stop", title: "Stop (Escape)", "aria-label": "Stop", hidden: true }, ICONS.stop());
+const attachButton = h("button", { id: "attach-file", class: "icon-button", title: "Attach the active file", "aria-label": "Attach the active file" }, ICONS.attach());
 const sendButton = h("button", { id: "send", class: "icon-button send", title: "Send (Enter)", "aria-label": "Send" }, ICONS.send());
 
 const app = document.getElementById("app") ?? document.body;
@@ -114,10 +117,15 @@ app.append(
     "footer",
     { class: "composer" },
     meter,
-    h("div", { class: "input-box" }, prompt, h("div", { class: "input-actions" }, modelSelect, thinkingSelect, h("span", { class: "spacer" }), stopButton, sendButton)),
+    h("div", { class: "input-box" }, prompt, h("div", { class: "input-actions" }, modelSelect, thinkingSelect, h("span", { class: "spacer" }), attachButton, stopButton, sendButton)),
   ),
 );
 transcript.append(empty);
+const composer = createComposer(h, prompt, post, () => {
+  fitPrompt();
+  saveDraft();
+});
+prompt.before(composer.element);
 
 // --- transcript ---------------------------------------------------------------------------------
 
@@ -149,10 +157,12 @@ function setMarkdown(element: HTMLElement, text: string): void {
   }
 }
 
-function renderUser(item: { text: string }): HTMLElement {
+function renderUser(item: { text: string; attachments?: string[] }): HTMLElement {
   const content = h("div", { class: "content plain" });
   content.textContent = item.text;
-  return content;
+  if (!item.attachments?.length) return content;
+  const labels = item.attachments.map((label) => h("span", { class: "chip", title: label }, h("span", { class: "chip-label" }, label)));
+  return h("div", {}, h("div", { class: "attachments sent" }, ...labels), content);
 }
 
 function renderAssistant(item: AssistantItem, element: HTMLElement): void {
@@ -540,7 +550,8 @@ function fitPrompt(): void {
 function submit(): void {
   const text = prompt.value;
   if (text.trim() === "") return;
-  post({ type: "send", text });
+  const attachments = composer.take(text);
+  post(attachments.length ? { type: "send", text, attachments } : { type: "send", text });
   prompt.value = "";
   fitPrompt();
   saveDraft();
@@ -548,6 +559,7 @@ function submit(): void {
 }
 
 prompt.addEventListener("keydown", (event) => {
+  if (composer.keydown(event)) return;
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing && !event.altKey) {
     event.preventDefault();
     submit();
@@ -562,6 +574,7 @@ prompt.addEventListener("input", () => {
 });
 sendButton.addEventListener("click", submit);
 stopButton.addEventListener("click", () => post({ type: "stop" }));
+attachButton.addEventListener("click", () => post({ type: "attachActiveFile" }));
 newButton.addEventListener("click", () => post({ type: "newSession" }));
 sessionsButton.addEventListener("click", () => post({ type: "sessions" }));
 modelSelect.addEventListener("change", () => {
@@ -650,6 +663,13 @@ window.addEventListener("message", (event: MessageEvent) => {
       prompt.focus();
       break;
     case "focus":
+      prompt.focus();
+      break;
+    case "completions":
+      composer.completions(message.requestId, message.items);
+      break;
+    case "attach":
+      composer.attach(message.attachment);
       prompt.focus();
       break;
   }

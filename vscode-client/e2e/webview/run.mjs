@@ -324,6 +324,74 @@ try {
     em: document.querySelector('[data-id="r2"] em')?.textContent ?? null,
   }));
 
+  // Mentions: `@` asks the host after a pause, the answer is listed, a pick fills the box and
+  // the picked file goes with the prompt; `/` lists templates and skills with descriptions.
+  await host({ type: "setPrompt", text: "" });
+  await page.click("#prompt");
+  const asked = async (trigger) => {
+    await page.waitForFunction((t) => window.__posted.some((m) => m.type === "complete" && m.trigger === t), trigger);
+    return (await posted()).filter((m) => m.type === "complete" && m.trigger === trigger).at(-1);
+  };
+  await page.keyboard.type("explain @mai");
+  const fileQuestion = await asked("@");
+  out.mentionAsked = { trigger: fileQuestion.trigger, query: fileQuestion.query };
+  await host({
+    type: "completions",
+    requestId: fileQuestion.requestId,
+    items: [
+      { label: "src/", insert: "src/", kind: "folder" },
+      { label: "src/app/main.py", insert: "src/app/main.py", kind: "file" },
+    ],
+  });
+  out.mentionList = await page.evaluate(() => ({
+    visible: !document.getElementById("completions").hidden && document.getElementById("completions").getBoundingClientRect().height > 0,
+    rows: [...document.querySelectorAll("#completions .completion")].map((row) => row.textContent),
+  }));
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  out.mentionPicked = await page.inputValue("#prompt");
+  out.mentionListAfterPick = await page.evaluate(() => document.getElementById("completions").hidden);
+  await page.keyboard.type("please");
+  await page.keyboard.press("Enter");
+  out.mentionSent = (await posted()).filter((m) => m.type === "send").at(-1);
+
+  await page.keyboard.type("/re");
+  const commandQuestion = await asked("/");
+  out.commandAsked = { trigger: commandQuestion.trigger, query: commandQuestion.query };
+  await host({ type: "completions", requestId: commandQuestion.requestId, items: [{ label: "/review", insert: "/review", kind: "template", detail: "Review the staged change" }] });
+  out.commandRow = await page.evaluate(() => ({
+    label: document.querySelector("#completions .completion-label")?.textContent ?? null,
+    detail: document.querySelector("#completions .completion-detail")?.textContent ?? null,
+  }));
+  await page.keyboard.press("Tab");
+  out.commandPicked = await page.inputValue("#prompt");
+
+  // A pasted image becomes a chip with its thumbnail; a selection from the editor a chip with
+  // its lines; both go with the prompt, and the chips are gone once it is sent.
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+  await page.evaluate((data) => {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], "shot.png", { type: "image/png" }));
+    document.getElementById("prompt").dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
+  }, png);
+  await page.waitForSelector(".chip-image");
+  await host({ type: "attach", attachment: { kind: "selection", path: "/ws/src/b.py", startLine: 3, endLine: 4, text: "x = 2\ny = 3" } });
+  out.chips = await page.evaluate(() => ({
+    labels: [...document.querySelectorAll("#attachments .chip-label")].map((e) => e.textContent),
+    thumb: document.querySelector("#attachments .chip-image img.thumb")?.getAttribute("src")?.slice(0, 22) ?? null,
+    thumbLoaded: (document.querySelector("#attachments .chip-image img.thumb")?.naturalWidth ?? 0) > 0,
+  }));
+  await page.keyboard.type("what is this?");
+  await page.keyboard.press("Enter");
+  out.imageSent = (await posted()).filter((m) => m.type === "send").at(-1);
+  out.chipsAfterSend = await page.evaluate(() => ({ hidden: document.getElementById("attachments").hidden, count: document.querySelectorAll("#attachments .chip").length }));
+  out.pastedImage = png;
+  // A sent prompt shows what it carried.
+  await host({ type: "upsert", item: { kind: "user", id: "u9", text: "what is this?", attachments: ["b.py:3-4", "pasted image"] } });
+  out.sentChips = await page.evaluate(() => [...document.querySelectorAll('[data-id="u9"] .chip-label')].map((e) => e.textContent));
+  await page.click("#attach-file");
+
   out.posted = await posted();
   out.violations = await page.evaluate(() => window.__violations);
 } finally {

@@ -8,6 +8,8 @@
  */
 import type { ActiveSession, ActiveSessionTracker } from "../activeSession";
 import {
+  activeFileUri,
+  activeSelection,
   executeCommand,
   newCancellationTokenSource,
   showModalWarning,
@@ -28,6 +30,7 @@ import {
   type ViewState,
   type WebviewMessage,
 } from "./protocol";
+import { attachmentLabel, chatAttachmentParams, type Attachment, type CompletionItem, type Trigger } from "./attachments";
 import { isChatEvent, Transcript } from "./transcript";
 
 /** What the controller needs of the language client (PiClient has it). */
@@ -50,6 +53,8 @@ export const RUNNING_CONTEXT = "pi-lsp.chat.running";
 const REQUEST_CANCELLED = -32800;
 /** The button of the modal asked before a running answer is stopped by a switch. */
 export const STOP_AND_SWITCH = "Stop and Switch";
+/** Completions shown at most. */
+const COMPLETION_LIMIT = 50;
 /** How long after `pi/systemPromptChanged` the meter asks again (bursts become one request). */
 const USAGE_DELAY_MS = 300;
 
@@ -223,6 +228,8 @@ export class ChatController {
    * one when the question is withdrawn. */
   private readonly approvals = new Map<string, (answer?: ApprovalAnswer) => void>();
   private approvalCount = 0;
+  /** Attachments made while the page was not there (it gets them when it is ready). */
+  private readonly unposted: Attachment[] = [];
 
   constructor(
     private readonly client: ChatClient,
@@ -299,6 +306,7 @@ export class ChatController {
     post({ type: "reset", items: this.transcript.snapshot() });
     post({ type: "state", state: this.state });
     post({ type: "usage", usage: this.usage });
+    for (const attachment of this.unposted.splice(0)) post({ type: "attach", attachment });
     void this.refreshModels();
     this.refreshUsage(0);
   }
@@ -314,7 +322,11 @@ export class ChatController {
       case "ready":
         return; // the view provider attaches
       case "send":
-        return this.send(message.text);
+        return this.send(message.text, message.attachments);
+      case "complete":
+        return this.complete(message.requestId, message.trigger, message.query);
+      case "attachActiveFile":
+        return this.attachActiveFile();
       case "stop":
         return this.stop();
       case "selectModel":
@@ -389,10 +401,10 @@ export class ChatController {
     });
   }
 
-  /** Send a prompt; while a run is going it is queued as a follow-up. */
-  async send(text: string): Promise<void> {
+  /** Send a prompt (with what it carries); while a run is going it is queued as a follow-up. */
+  async send(text: string, attachments: readonly Attachment[] = []): Promise<void> {
     if (text.trim() === "") return;
-    if (this.run) return this.queue(text);
+    if (this.run) return this.queue(text, attachments);
     const source = newCancellationTokenSource();
     this.run = source;
     this.generation += 1;
@@ -401,12 +413,13 @@ export class ChatController {
     this.liveSession = active?.session;
     this.adopting = active === undefined;
     if (this.transcript.items.length === 0) this.title = shortTitle(text);
-    this.send_(this.transcript.addUser(text));
+    this.send_(this.transcript.addUser(text, attachments.map(attachmentLabel)));
     this.postState();
     try {
       // A new chat starts with the level picked for it (an open session already has its own).
       const start = active ? sessionParams(active) : this.thinking !== "" ? { thinkingLevel: this.thinking } : {};
-      const result = await this.client.request<ChatResult>("pi/chat", { text, ...start }, source.token);
+      const params = { text, ...start, ...chatAttachmentParams(attachments) };
+      const result = await this.client.request<ChatResult>("pi/chat", params, source.token);
       if (this.run !== source) return; // the user moved to another session meanwhile
       this.liveSession = result.session;
       if (result.model) this.model = modelValue(result.model);
@@ -417,8 +430,11 @@ export class ChatController {
       this.transcript.dropPending();
       const cancelled = source.token.isCancellationRequested || (error as { code?: unknown } | undefined)?.code === REQUEST_CANCELLED;
       const last = this.transcript.items.at(-1);
-      if (!cancelled) this.notice("error", message(error));
-      else if (!(last?.kind === "notice" && last.text === "Stopped")) this.notice("info", "Stopped");
+      if (!cancelled) {
+        this.notice("error", message(error));
+        // Refused (a missing file, images for a text-only model): the prompt comes back to fix.
+        if (attachments.length > 0) this.giveBack(text, attachments);
+      } else if (!(last?.kind === "notice" && last.text === "Stopped")) this.notice("info", "Stopped");
       // A new chat whose first answer was stopped (or failed) after the server made its session:
       // that session, with the exchange shown, is the one the next prompt goes to.
       const adopted = active === undefined ? this.liveSession : undefined;
@@ -453,23 +469,80 @@ export class ChatController {
     this.tracker.switchTo(chosen);
   }
 
-  private async queue(text: string): Promise<void> {
+  private async queue(text: string, attachments: readonly Attachment[]): Promise<void> {
     const session = this.liveSession;
     if (session === undefined) {
       this.notice("info", "Wait for the first answer before sending more.");
       // The page cleared the prompt box when it sent: give the text back.
-      this.send_({ type: "setPrompt", text });
+      this.giveBack(text, attachments);
       return;
     }
     try {
-      const result = await this.client.request<ChatResult>("pi/chat", { text, session, streamingBehavior: "followUp" });
+      const params = { text, session, streamingBehavior: "followUp", ...chatAttachmentParams(attachments) };
+      const result = await this.client.request<ChatResult>("pi/chat", params);
       // Queued: it runs after the current answer (its events come on that run). Otherwise the
       // run had ended and this prompt ran on its own, its events already shown.
       if (result.queued) this.notice("info", `Queued: ${shortTitle(text)}`);
     } catch (error) {
       this.notice("error", message(error));
-      this.send_({ type: "setPrompt", text });
+      this.giveBack(text, attachments);
     }
+  }
+
+  /** Put a prompt that was not sent back into the prompt box, with its attachments. */
+  private giveBack(text: string, attachments: readonly Attachment[]): void {
+    this.send_({ type: "setPrompt", text });
+    for (const attachment of attachments) this.attachToPrompt(attachment);
+  }
+
+  /**
+   * Completions for the prompt box: workspace files and folders after `@`
+   * (`pi/complete/files`), prompt templates and `/skill:` names at the start (`pi/complete/commands`).
+   * The page asks after a pause in typing and keeps only the answer to its latest `requestId`.
+   */
+  async complete(requestId: number, trigger: Trigger, query: string): Promise<void> {
+    const cwd = this.tracker.current?.cwd;
+    const where = cwd ? { cwd } : {};
+    let items: CompletionItem[] = [];
+    try {
+      if (trigger === "@") {
+        const result = await this.client.request<{ items: { path: string; kind: "file" | "folder" }[] }>("pi/complete/files", { query, limit: COMPLETION_LIMIT, ...where });
+        items = result.items.map((item) => ({ label: item.path, insert: item.path, kind: item.kind }));
+      } else {
+        const result = await this.client.request<{ items: { insert: string; description: string; kind: "template" | "skill" }[] }>("pi/complete/commands", { prefix: query, ...where });
+        items = result.items.map((item) => ({ label: item.insert, insert: item.insert, kind: item.kind, detail: item.description }));
+      }
+    } catch (error) {
+      this.log?.warn(`completion: ${message(error)}`);
+    }
+    this.send_({ type: "completions", requestId, items });
+  }
+
+  /** Attach the active editor's file to the next prompt. */
+  attachActiveFile(): void {
+    const uri = activeFileUri();
+    if (uri === undefined) {
+      this.notice("info", "No file is open in the editor to attach.");
+      return;
+    }
+    this.attachToPrompt({ kind: "file", path: uri.fsPath });
+  }
+
+  /** "Add selection to chat": the selected lines of the active editor, with their file and range. */
+  async addSelection(): Promise<void> {
+    const selection = activeSelection();
+    await this.focus();
+    if (selection === undefined) {
+      this.notice("info", "Select some lines in an editor first.");
+      return;
+    }
+    this.attachToPrompt({ kind: "selection", ...selection });
+  }
+
+  /** Give the page an attachment; while it is not ready (being shown), once it is. */
+  private attachToPrompt(attachment: Attachment): void {
+    if (this.post) this.send_({ type: "attach", attachment });
+    else this.unposted.push(attachment);
   }
 
   /** Stop the running answer (the request is cancelled, the server aborts the run). */

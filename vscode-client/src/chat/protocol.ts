@@ -4,6 +4,7 @@
  * Every message is checked on receipt (`parseHostMessage`, `parseWebviewMessage`): the webview is
  * a page, and what it posts is data, not trusted calls.
  */
+import { isCompletionItem, parseAttachment, type Attachment, type CompletionItem, type Trigger } from "./attachments";
 
 /** How a tool run stands. */
 export type ToolStatus = "pending" | "running" | "done" | "error" | "aborted";
@@ -12,6 +13,8 @@ export interface UserItem {
   readonly kind: "user";
   readonly id: string;
   text: string;
+  /** What the prompt carried besides its text (file names, `file:lines`, images). */
+  attachments?: string[];
 }
 
 export interface AssistantBlock {
@@ -134,12 +137,16 @@ export type HostMessage =
   | { type: "state"; state: ViewState }
   | { type: "usage"; usage: UsageView | null }
   | { type: "setPrompt"; text: string }
-  | { type: "focus" };
+  | { type: "focus" }
+  | { type: "completions"; requestId: number; items: CompletionItem[] }
+  | { type: "attach"; attachment: Attachment };
 
 /** Webview → host. */
 export type WebviewMessage =
   | { type: "ready" }
-  | { type: "send"; text: string }
+  | { type: "send"; text: string; attachments?: Attachment[] }
+  | { type: "complete"; requestId: number; trigger: Trigger; query: string }
+  | { type: "attachActiveFile" }
   | { type: "stop" }
   | { type: "selectModel"; value: string }
   | { type: "selectThinking"; value: ThinkingLevel }
@@ -165,7 +172,7 @@ export function isTranscriptItem(value: unknown): value is TranscriptItem {
   if (!isObject(value) || !str(value.id)) return false;
   switch (value.kind) {
     case "user":
-      return str(value.text);
+      return str(value.text) && (value.attachments === undefined || (Array.isArray(value.attachments) && value.attachments.every(str)));
     case "assistant":
       return (
         bool(value.streaming) &&
@@ -251,6 +258,12 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
       return str(data.text) ? (data as HostMessage) : undefined;
     case "focus":
       return { type: "focus" };
+    case "completions":
+      return num(data.requestId) && Array.isArray(data.items) && data.items.every(isCompletionItem) ? (data as HostMessage) : undefined;
+    case "attach": {
+      const attachment = parseAttachment(data.attachment);
+      return attachment ? { type: "attach", attachment } : undefined;
+    }
     default:
       return undefined;
   }
@@ -264,9 +277,18 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
     case "stop":
     case "newSession":
     case "sessions":
+    case "attachActiveFile":
       return { type: data.type };
-    case "send":
-      return str(data.text) ? { type: "send", text: data.text } : undefined;
+    case "send": {
+      if (!str(data.text)) return undefined;
+      if (data.attachments === undefined) return { type: "send", text: data.text };
+      const attachments = Array.isArray(data.attachments) ? data.attachments.map(parseAttachment) : [undefined];
+      return attachments.every((a) => a !== undefined) ? { type: "send", text: data.text, attachments: attachments as Attachment[] } : undefined;
+    }
+    case "complete":
+      return num(data.requestId) && (data.trigger === "@" || data.trigger === "/") && str(data.query)
+        ? { type: "complete", requestId: data.requestId, trigger: data.trigger, query: data.query }
+        : undefined;
     case "selectModel":
       return str(data.value) ? { type: "selectModel", value: data.value } : undefined;
     case "selectThinking":

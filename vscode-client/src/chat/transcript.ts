@@ -8,6 +8,7 @@
  */
 import type { ApprovalItem, AssistantItem, HostMessage, NoticeItem, ToolItem, ToolStatus, TranscriptItem } from "./protocol";
 import { formatTokens } from "./protocol";
+import { splitAttached } from "./attachments";
 
 /** How much of one tool's output is kept (its tail); the full output is in the output panel. */
 export const TOOL_OUTPUT_LIMIT = 200_000;
@@ -54,6 +55,19 @@ export function contentText(content: unknown): string {
     else if (part.type === "image") parts.push(`[image${typeof part.mimeType === "string" ? ` ${part.mimeType}` : ""}]`);
   }
   return parts.join("\n");
+}
+
+/** A user message as the transcript shows it: the files put in front of its text (and its
+ * images) as attachment labels, then the text the user wrote. */
+export function userContent(content: unknown): { text: string; attachments?: string[] } {
+  const parts = Array.isArray(content) ? content.filter(isObject) : [];
+  const text = typeof content === "string" ? content : parts.filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text as string).join("\n");
+  const split = splitAttached(text);
+  const images = parts.filter((p) => p.type === "image").map((p) => (typeof p.mimeType === "string" ? p.mimeType : "image"));
+  // An image file's own block already names it; a pasted image has none.
+  const pasted = images.slice(split.labels.filter((label) => /\.(png|jpe?g|gif|webp|bmp)$/i.test(label)).length);
+  const attachments = [...split.labels, ...pasted.map(() => "pasted image")];
+  return { text: split.text, ...(attachments.length ? { attachments } : {}) };
 }
 
 function oneLine(text: string, max = 160): string {
@@ -189,10 +203,10 @@ export class Transcript {
   }
 
   /** The prompt just sent, shown before the server confirms it. */
-  addUser(text: string): HostMessage {
+  addUser(text: string, attachments: string[] = []): HostMessage {
     const id = this.newId("user");
     this.pendingUser = id;
-    return this.put({ kind: "user", id, text });
+    return this.put({ kind: "user", id, text, ...(attachments.length ? { attachments } : {}) });
   }
 
   addNotice(level: NoticeItem["level"], text: string, detail?: string, id?: string): HostMessage {
@@ -268,7 +282,7 @@ export class Transcript {
         this.pendingUser = undefined;
         return [];
       }
-      return [this.put({ kind: "user", id: this.newId("user"), text: contentText(message.content) })];
+      return [this.put({ kind: "user", id: this.newId("user"), ...userContent(message.content) })];
     }
     if (message.role === "assistant") {
       const item: AssistantItem = { kind: "assistant", id: this.newId("assistant"), blocks: [], streaming: true };
@@ -416,7 +430,7 @@ export class Transcript {
     if (!isObject(message)) return;
     switch (message.role) {
       case "user":
-        this.put({ kind: "user", id: this.newId("user"), text: contentText(message.content) });
+        this.put({ kind: "user", id: this.newId("user"), ...userContent(message.content) });
         break;
       case "assistant":
         this.assistantMessage({ kind: "assistant", id: this.newId("assistant"), blocks: [], streaming: false }, message);

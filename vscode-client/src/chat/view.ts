@@ -27,6 +27,8 @@ export const CHAT_COMMANDS = {
   openSession: "pi-lsp.chat.openSession",
   stop: "pi-lsp.chat.stop",
   selectModel: "pi-lsp.chat.selectModel",
+  addSelection: "pi-lsp.chat.addSelection",
+  attachActiveFile: "pi-lsp.chat.attachActiveFile",
 } as const;
 
 export class ChatViewProvider {
@@ -110,6 +112,8 @@ export function registerChatView(
     registerCommand(CHAT_COMMANDS.openSession, () => reveal(() => controller.openSession())),
     registerCommand(CHAT_COMMANDS.stop, () => controller.stop()),
     registerCommand(CHAT_COMMANDS.selectModel, () => controller.pickModel()),
+    registerCommand(CHAT_COMMANDS.addSelection, () => controller.addSelection()),
+    registerCommand(CHAT_COMMANDS.attachActiveFile, () => reveal(() => controller.attachActiveFile())),
     provider,
   ];
   return {

@@ -7,6 +7,8 @@
   ``pi/session/compact``, ``pi/session/navigate``, ``pi/session/close``;
 - :mod:`.events` — the agent's events in their ``pi/event`` form;
 - :mod:`.models` — ``pi/models``, ``pi/model/select`` and the model choice of every request;
+- :mod:`.mentions` — what the prompt box puts into a prompt: ``pi/complete/files``,
+  ``pi/complete/commands``, and ``pi/chat``'s attached files, selections and images;
 - :mod:`.views` — the read-only views: ``pi/session/tree``, ``usage``, ``list``, ``messages``
   and the compaction preview.
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_lsp.server.features.chat import runs, views
+from pi_lsp.server.features.chat import mentions, runs, views
 from pi_lsp.server.features.chat.models import MODELS, SELECT, list_models, select_model
 from pi_lsp.server.features.chat.runs import CHAT, CLOSE, COMPACT, NAVIGATE
 from pi_lsp.server.features.chat.sessions import sessions_of
@@ -52,3 +54,4 @@ def register(server: PiLanguageServer) -> None:
         return select_model(ls, sessions, params)
 
     views.register(server)
+    mentions.register(server)

@@ -27,7 +27,9 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pi_lsp.agent.provider_summarizer import ProviderSummarizer
 from pi_lsp.agent.providers.secret import KNOWN_SECRETS
 from pi_lsp.agent.session_agent import COMPACTION_IN_PROGRESS, NEEDS_STREAMING_BEHAVIOR
+from pi_lsp.prompt.file_args import auto_resize_setting
 from pi_lsp.server.event_stream import EventStream
+from pi_lsp.server.features.chat import mentions
 from pi_lsp.server.features.chat.events import last_assistant, text_of
 from pi_lsp.server.features.chat.models import thinking_param
 from pi_lsp.server.features.chat.sessions import ChatSession, ChatSessions, abort_now
@@ -70,16 +72,19 @@ async def chat(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> dic
     known = set(sessions.sessions)
     held = sessions.get(ls, raw, CHAT, create=True)
     if held.busy:
-        return await _queue(held, text, behavior)
+        text, images, _ = await _attach(held, raw, text)
+        return await _queue(held, text, behavior, images)
     provider, model = string_param(raw, "provider", CHAT), string_param(raw, "model", CHAT)
     if held.session_id in known and (provider or model or thinking):
         sessions.switch_model(ls, held, CHAT, provider, model, thinking)
     sessions.refresh(ls, held)
+    text, images, expand = await _attach(held, raw, text)
     async with held.lock:
         stream = _open_stream(ls, held)
         try:
             agent = held.agent
-            await _run(held, agent.prompt(text), lambda: abort_now(agent))
+            work = agent.prompt(text, images=images, expand_prompt_templates=expand)
+            await _run(held, work, lambda: abort_now(agent))
         except JsonRpcException:
             raise
         except Exception as error:
@@ -206,16 +211,34 @@ async def close(ls: PiLanguageServer, sessions: ChatSessions, params: Any) -> di
     return {"closed": True, "session": held.session_id}
 
 
-async def _queue(held: ChatSession, text: str, behavior: Any) -> dict[str, Any]:
+async def _attach(
+    held: ChatSession, raw: dict[str, Any], text: str
+) -> tuple[str, list[dict[str, str]] | None, bool]:
+    """The prompt with its attachments (:mod:`.mentions`): files and selections go before the
+    text, expanded first (``/template`` still works); whether the agent should still expand."""
+    if not mentions.has_attachments(raw):
+        return text, None, True
+    settings = held.agent.resources.settings.merged
+    attached = await mentions.attachments(
+        raw, CHAT, held.session.cwd, held.agent.model, auto_resize_setting(settings)
+    )
+    if attached.text:
+        return attached.text + held.agent.expand(text), attached.images or None, False
+    return text, attached.images or None, True
+
+
+async def _queue(
+    held: ChatSession, text: str, behavior: Any, images: list[dict[str, str]] | None
+) -> dict[str, Any]:
     """A prompt for a session that is busy: queued as steering or follow-up, or refused."""
     if behavior is None:
         raise failed(f"{CHAT}: {NEEDS_STREAMING_BEHAVIOR}")
     if held.agent.is_compacting:
         raise failed(f"{CHAT}: {COMPACTION_IN_PROGRESS}")
     if behavior == "steer":
-        await held.agent.steer(text)
+        await held.agent.steer(text, images)
     else:
-        await held.agent.follow_up(text)
+        await held.agent.follow_up(text, images)
     return {**held.summary(), "turn": held.turn, "queued": behavior}
 
 
