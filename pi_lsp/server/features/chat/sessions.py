@@ -31,6 +31,7 @@ from pi_lsp.agent.providers.registry import provider_for
 from pi_lsp.agent.session_agent import SessionAgent
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.event_stream import EventStream
+from pi_lsp.server.features.chat.checkpoints import CheckpointRecorder
 from pi_lsp.server.features.chat.events import forward_event
 from pi_lsp.server.features.chat.models import choose, thinking_param
 from pi_lsp.server.language_server import PiLanguageServer
@@ -71,6 +72,7 @@ class ChatSession:
         self.lock = asyncio.Lock()
         self.tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: Callable[[], None] | None = None
+        self.checkpoints = CheckpointRecorder(session, lambda: self.resources.cwd)
         self.agent = self._new_agent()
 
     @property
@@ -92,6 +94,8 @@ class ChatSession:
             resources=self.resources,
             thinking_level=self.thinking,
             api_key=self.resolved.api_key,
+            before_tool_call=self.checkpoints.before_tool_call,
+            after_tool_call=self.checkpoints.after_tool_call,
         )
         self._unsubscribe = agent.subscribe(self._forward)
         return agent
