@@ -317,14 +317,15 @@ class FileRestore:
 
 
 def _changes_from(
-    store: CheckpointStore, entry_order: Mapping[str, int], entry_id: str
+    store: CheckpointStore, entry_order: Mapping[str, int], entry_id: str, after: bool
 ) -> dict[str, list[Change]]:
-    """The changes made at or after ``entry_id`` (not yet reverted), by real path, in order.
+    """The changes made at (unless ``after``) or after ``entry_id`` (not yet reverted), by real
+    path, in order.
 
     Session entries are only appended, so their order in the file is the order they were made.
     A change whose entry the session does not have is taken as the newest.
     """
-    cut = entry_order[entry_id]
+    cut = entry_order[entry_id] + (1 if after else 0)
     newest = len(entry_order)
     by_file: dict[str, list[Change]] = {}
     for change in sorted(store.changes, key=lambda c: c.seq):
@@ -384,13 +385,15 @@ def restore_files(
     *,
     force: bool = False,
     dry_run: bool = False,
+    after: bool = False,
 ) -> list[FileRestore]:
     """Put every file changed at or after ``entry_id`` back as it was before (see the module
-    docstring); ``entry_ids`` are the session's entries in file order. With ``dry_run`` nothing
+    docstring); ``entry_ids`` are the session's entries in file order. With ``after`` the changes
+    of ``entry_id`` itself stay (the files as they were right after it). With ``dry_run`` nothing
     is written: the result says what would be done."""
     order = {eid: index for index, eid in enumerate(entry_ids)}
     results: list[FileRestore] = []
-    for changes in _changes_from(store, order, entry_id).values():
+    for changes in _changes_from(store, order, entry_id, after).values():
         plan = _plan(store, changes, force)
         if not dry_run and plan.action in ("restore", "delete"):
             plan = _apply(store, plan, changes[0])

@@ -36,14 +36,15 @@ def write(path: str, content: str, call_id: str) -> dict[str, Any]:
     return {"name": "write", "id": call_id, "arguments": {"path": path, "content": content}}
 
 
-async def user_entry(client: LanguageClient, session: str, text: str) -> str:
-    """The id of the user message ``text`` in the session's branch."""
+async def user_entry(client: LanguageClient, session: str, text: str, role: str = "user") -> str:
+    """The id of the user (or assistant) message ``text`` in the session's branch."""
     shown = await request(client, "pi/session/messages", {"session": session})
     for entry in shown["entries"]:
         message = entry.get("message") or {}
-        if message.get("role") == "user" and message["content"][0]["text"] == text:
+        content = message.get("content") or [{}]
+        if message.get("role") == role and content[0].get("text") == text:
             return str(entry["id"])
-    raise AssertionError(f"no user message {text!r}")
+    raise AssertionError(f"no {role} message {text!r}")
 
 
 def by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -91,6 +92,14 @@ async def test_restore_puts_edits_back_keeps_user_changes_and_force_overwrites(
             }
             assert preview["userChanged"] == []
             assert (ws / "a.txt").read_text() == "three\n"
+
+            # Right after the first answer: only the second prompt's change would be undone.
+            answer = await user_entry(
+                client, session, "Changed a.txt and wrote notes/new.txt.", role="assistant"
+            )
+            after = {"session": session, "entryId": answer, "after": True, "dryRun": True}
+            preview = await request(client, RESTORE, after)
+            assert {k: v["action"] for k, v in by_name(preview).items()} == {"a.txt": "restore"}
 
             # Back to before the second prompt: only its change is undone.
             undone = await request(client, RESTORE, {"session": session, "entryId": p2})

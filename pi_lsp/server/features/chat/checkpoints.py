@@ -120,13 +120,15 @@ def _store_of(target: ChatSession | SessionFile) -> CheckpointStore:
 async def restore_files_request(
     ls: PiLanguageServer, sessions: ChatSessions, params: Any
 ) -> dict[str, Any]:
-    """``pi/session/restoreFiles {session|file, entryId, force?, dryRun?}``: every file the agent
-    changed at or after ``entryId`` back to its state before; what was (or would be) done."""
+    """``pi/session/restoreFiles {session|file, entryId, after?, force?, dryRun?}``: every file
+    the agent changed at (unless ``after``) or after ``entryId`` back to its state before; what
+    was (or would be) done."""
     raw = read_params(params, RESTORE_FILES)
     entry_id = string_param(raw, "entryId", RESTORE_FILES, required=True)
     assert entry_id is not None
     force = flag_param(raw, "force", RESTORE_FILES)
     dry_run = flag_param(raw, "dryRun", RESTORE_FILES)
+    after = flag_param(raw, "after", RESTORE_FILES)
     target = sessions.locate(ls, raw, RESTORE_FILES)
     session = target if isinstance(target, SessionFile) else target.session
     if session.get_entry(entry_id) is None:
@@ -139,7 +141,7 @@ async def restore_files_request(
     # A held session runs nothing while its files are put back.
     async with held.lock if held is not None else contextlib.nullcontext():
         results = await asyncio.to_thread(
-            restore_files, store, entry_ids, entry_id, force=force, dry_run=dry_run
+            restore_files, store, entry_ids, entry_id, force=force, dry_run=dry_run, after=after
         )
     files = [result.to_json(session.cwd) for result in results]
     return {
