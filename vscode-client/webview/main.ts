@@ -148,10 +148,12 @@ function setMarkdown(element: HTMLElement, text: string): void {
   }
 }
 
-function renderUser(item: { text: string }): HTMLElement {
+function renderUser(item: { text: string }): HTMLElement[] {
   const content = h("div", { class: "content plain" });
   content.textContent = item.text;
-  return content;
+  // Checkpoints: the files back to how they were before this message was answered.
+  const restore = h("button", { class: "restore-files", title: "Restore files to this point", "aria-label": "Restore files to this point" }, "Restore files");
+  return [content, restore];
 }
 
 function renderAssistant(item: AssistantItem, element: HTMLElement): void {
@@ -284,7 +286,7 @@ function elementFor(item: TranscriptItem): HTMLElement {
 function render(item: TranscriptItem, element: HTMLElement, previous: TranscriptItem | undefined): void {
   switch (item.kind) {
     case "user":
-      element.replaceChildren(renderUser(item));
+      element.replaceChildren(...renderUser(item));
       break;
     case "assistant":
       renderAssistant(item, element);
@@ -497,6 +499,12 @@ transcript.addEventListener("click", (event) => {
     const card = open.closest<HTMLElement>(".tool-card");
     const toolCallId = card?.dataset.toolCallId;
     if (toolCallId) post({ type: "openOutput", toolCallId });
+    return;
+  }
+  const restore = target.closest("button.restore-files");
+  if (restore !== null) {
+    const itemId = restore.closest<HTMLElement>(".message.user")?.dataset.id;
+    if (itemId) post({ type: "restoreFiles", itemId });
     return;
   }
   const copy = target.closest("button.copy");

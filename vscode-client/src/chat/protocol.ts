@@ -121,7 +121,9 @@ export type WebviewMessage =
   | { type: "selectThinking"; value: ThinkingLevel }
   | { type: "newSession" }
   | { type: "sessions" }
-  | { type: "openOutput"; toolCallId: string };
+  | { type: "openOutput"; toolCallId: string }
+  /** "Restore files to this point" on a user message (its transcript item id). */
+  | { type: "restoreFiles"; itemId: string };
 
 type Json = Record<string, unknown>;
 
@@ -234,6 +236,8 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
       return isThinkingLevel(data.value) ? { type: "selectThinking", value: data.value } : undefined;
     case "openOutput":
       return str(data.toolCallId) ? { type: "openOutput", toolCallId: data.toolCallId } : undefined;
+    case "restoreFiles":
+      return str(data.itemId) ? { type: "restoreFiles", itemId: data.itemId } : undefined;
     default:
       return undefined;
   }
