@@ -186,3 +186,32 @@ async def test_a_file_over_the_limit_is_reported_not_restorable(workspace: Path)
             assert (ws / "big.txt").read_text() == "small now\n"
         finally:
             await client.shutdown_session()
+
+
+async def test_an_unsaved_session_restores_and_a_failed_edit_records_nothing(
+    workspace: Path,
+) -> None:
+    ws = workspace / "ws"
+    (ws / "a.txt").write_text("one\n")
+    async with LocalHTTPServer() as model:
+        write_models(workspace, model.base_url)
+        model.enqueue(
+            openai_tool_calls_reply(
+                [edit("a.txt", "not there", "x", "e1"), write("made.txt", "new\n", "w1")]
+            ),
+            openai_text_reply("One edit failed."),
+        )
+        client = await start_client(workspace)
+        try:
+            chat = await request(client, "pi/chat", {"text": "go", "model": "m1", "persist": False})
+            assert chat["file"] is None
+            entry = await user_entry(client, chat["session"], "go")
+            result = await request(client, RESTORE, {"session": chat["session"], "entryId": entry})
+            assert [(f["relativePath"], f["action"]) for f in result["files"]] == [
+                ("made.txt", "delete")
+            ]
+            assert not (ws / "made.txt").exists()
+            assert (ws / "a.txt").read_text() == "one\n"
+            assert not list(workspace.rglob("*.checkpoints"))
+        finally:
+            await client.shutdown_session()
