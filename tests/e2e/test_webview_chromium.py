@@ -127,6 +127,8 @@ def test_a_streamed_answer_renders_piece_by_piece_in_order(seen: dict[str, Any])
     assert seen["postedOnLinkClick"] == []
     assert not [m for m in seen["posted"] if m.get("type") == "openLink"]
     assert seen["urlAfterClick"] == "https://webview.test/index.html"
+    # A user message offers to restore the files to the point before it was answered.
+    assert seen["postedOnRestore"] == [{"type": "restoreFiles", "itemId": "u1"}]
     assert seen["linkified"] == ["https://example.org/x", "mailto:dev@example.org"]
     # Mail links lose their query.
     assert seen["mailHrefs"] == ["mailto:dev@example.org", "mailto:a@b.c"]

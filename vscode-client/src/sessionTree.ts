@@ -2,9 +2,11 @@
  * The "Session" tree view (`pi-lsp.sessionTree`): the active session's entries from
  * `pi/session/tree` (nodes built in sessionTreeModel.ts), refreshed when the active session is
  * switched, updated or its leaf moves; and its commands — move the leaf to an entry (plain, or
- * with a summary of the branch left behind), and compact now after a dry-run preview.
+ * with a summary of the branch left behind; then restoring the files to that point is offered),
+ * restore the files to an entry (checkpoints.ts), and compact now after a dry-run preview.
  */
 import type { ActiveSession, ActiveSessionTracker } from "./activeSession";
+import { restoreFilesTo } from "./checkpoints";
 import { buildSessionNodes, treeDescription, type SessionNode, type SessionTreeResult } from "./sessionTreeModel";
 import {
   createTreeView,
@@ -28,7 +30,11 @@ export const SESSION_TREE_COMMANDS = {
   navigate: "pi-lsp.sessionTree.navigate",
   navigateWithSummary: "pi-lsp.sessionTree.navigateWithSummary",
   compact: "pi-lsp.sessionTree.compact",
+  restoreFiles: "pi-lsp.sessionTree.restoreFiles",
 } as const;
+
+/** The question "Continue from here" asks when the agent changed files after the entry. */
+export const RESTORE_AFTER_MOVE = "The session continues from here. Also restore the files to this point?";
 
 export type Request = <R>(method: string, params: object, token?: CancellationToken) => Promise<R>;
 
@@ -189,13 +195,15 @@ export function registerSessionTreeCommands(request: Request, tracker: ActiveSes
     return session;
   };
 
-  const moved = (result: NavigateResult, entryId: string): void => {
+  const moved = async (result: NavigateResult, session: ActiveSession, entryId: string): Promise<void> => {
     if (result.cancelled) {
       void showInformationMessage("pi-lsp: navigation cancelled; the leaf did not move.");
       return;
     }
     tracker.leafMoved(typeof result.editorText === "string" ? result.editorText : undefined);
     setStatusBarMessage(`pi-lsp: the session continues from ${result.leafId ?? entryId}`, 4000);
+    // The files as they were at that point, if the agent changed any since (asked, never silent).
+    await restoreFilesTo(request, { session: session.session, entryId, after: true }, { question: RESTORE_AFTER_MOVE, quiet: true });
   };
 
   /** The session and the entry a navigation command acts on, or undefined (the user was told). */
@@ -215,10 +223,17 @@ export function registerSessionTreeCommands(request: Request, tracker: ActiveSes
     if (target === undefined) return;
     const { session, entryId } = target;
     try {
-      moved(await request<NavigateResult>("pi/session/navigate", { ...sessionParams(session), entryId }), entryId);
+      const result = await request<NavigateResult>("pi/session/navigate", { ...sessionParams(session), entryId });
+      await moved(result, session, entryId);
     } catch (error) {
       await showErrorMessage(`pi-lsp: could not move to ${entryId}: ${errorText(error)}`);
     }
+  };
+
+  const restoreFiles = async (node: unknown) => {
+    const target = await targetOrWarn(node);
+    if (target === undefined) return;
+    await restoreFilesTo(request, { session: target.session.session, entryId: target.entryId, after: true });
   };
 
   const navigateWithSummary = async (node: unknown) => {
@@ -233,7 +248,7 @@ export function registerSessionTreeCommands(request: Request, tracker: ActiveSes
         return isCancellation(error, token) ? ({ kind: "cancelled" } as const) : ({ kind: "failed", error } as const);
       }
     });
-    if (outcome.kind === "done") moved(outcome.result, entryId);
+    if (outcome.kind === "done") await moved(outcome.result, session, entryId);
     else if (outcome.kind === "cancelled") void showInformationMessage("pi-lsp: summary cancelled; the leaf did not move.");
     else await showErrorMessage(`pi-lsp: could not summarise and move to ${entryId}: ${errorText(outcome.error)}`);
   };
@@ -276,5 +291,6 @@ export function registerSessionTreeCommands(request: Request, tracker: ActiveSes
     registerCommand(SESSION_TREE_COMMANDS.navigate, navigate),
     registerCommand(SESSION_TREE_COMMANDS.navigateWithSummary, navigateWithSummary),
     registerCommand(SESSION_TREE_COMMANDS.compact, compact),
+    registerCommand(SESSION_TREE_COMMANDS.restoreFiles, restoreFiles),
   ];
 }

@@ -253,7 +253,9 @@ describe("navigating", () => {
     const navigate = server.calls.find((call) => call.method === "pi/session/navigate")!;
     expect(navigate.params).toEqual({ session: "sess-1", entryId: "e008" });
     expect(changes.at(-1)).toEqual({ kind: "leafMoved", editorText: "Rename addToCart to add_item everywhere." });
-    expect(server.methods().slice(-2)).toEqual(["pi/session/navigate", "pi/session/tree"]);
+    // Then the files are offered back (a dry run; this server has no checkpoints: nothing asked).
+    expect(server.methods().slice(-3)).toEqual(["pi/session/navigate", "pi/session/tree", "pi/session/restoreFiles"]);
+    expect(stub.asked).toEqual([]);
   });
 
   it("reports a refused move and leaves the tracker alone", async () => {

@@ -157,12 +157,14 @@ function setMarkdown(element: HTMLElement, text: string): void {
   }
 }
 
-function renderUser(item: { text: string; attachments?: string[] }): HTMLElement {
+function renderUser(item: { text: string; attachments?: string[] }): HTMLElement[] {
   const content = h("div", { class: "content plain" });
   content.textContent = item.text;
-  if (!item.attachments?.length) return content;
+  // Checkpoints: the files back to how they were before this message was answered.
+  const restore = h("button", { class: "restore-files", title: "Restore files to this point", "aria-label": "Restore files to this point" }, "Restore files");
+  if (!item.attachments?.length) return [content, restore];
   const labels = item.attachments.map((label) => h("span", { class: "chip", title: label }, h("span", { class: "chip-label" }, label)));
-  return h("div", {}, h("div", { class: "attachments sent" }, ...labels), content);
+  return [h("div", { class: "attachments sent" }, ...labels), content, restore];
 }
 
 function renderAssistant(item: AssistantItem, element: HTMLElement): void {
@@ -374,7 +376,7 @@ function elementFor(item: TranscriptItem): HTMLElement {
 function render(item: TranscriptItem, element: HTMLElement, previous: TranscriptItem | undefined): void {
   switch (item.kind) {
     case "user":
-      element.replaceChildren(renderUser(item));
+      element.replaceChildren(...renderUser(item));
       break;
     case "assistant":
       renderAssistant(item, element);
@@ -599,6 +601,12 @@ transcript.addEventListener("click", (event) => {
   if (answer !== null) {
     const card = answer.closest<HTMLElement>(".approval-card");
     if (card !== null) answerApproval(card, answer.dataset.decision ?? "");
+    return;
+  }
+  const restore = target.closest("button.restore-files");
+  if (restore !== null) {
+    const itemId = restore.closest<HTMLElement>(".message.user")?.dataset.id;
+    if (itemId) post({ type: "restoreFiles", itemId });
     return;
   }
   const copy = target.closest("button.copy");

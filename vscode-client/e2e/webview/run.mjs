@@ -124,6 +124,12 @@ try {
   out.postedOnLinkClick = (await posted()).slice(postedBeforeClick);
   out.urlAfterClick = page.url();
 
+  // "Restore files to this point" on the user message posts its item id.
+  const postedBeforeRestore = (await posted()).length;
+  await page.click('.message.user[data-id="u1"] button.restore-files');
+  await frame();
+  out.postedOnRestore = (await posted()).slice(postedBeforeRestore);
+
   // A hostile answer, streamed and then finished, and the same in thinking, a notice and tool output.
   const hostile = [
     "Look: <script>alert('script')</script>",

@@ -31,7 +31,8 @@ import {
   type WebviewMessage,
 } from "./protocol";
 import { attachmentLabel, chatAttachmentParams, type Attachment, type CompletionItem, type Trigger } from "./attachments";
-import { isChatEvent, Transcript } from "./transcript";
+import { contentText, isChatEvent, Transcript } from "./transcript";
+import { restoreFilesTo } from "../checkpoints";
 
 /** What the controller needs of the language client (PiClient has it). */
 export interface ChatClient {
@@ -345,7 +346,45 @@ export class ChatController {
         if (session !== undefined) await executeCommand(OPEN_TOOL_OUTPUT, { session, toolCallId: message.toolCallId });
         return;
       }
+      case "restoreFiles":
+        return this.restoreFiles(message.itemId);
     }
+  }
+
+  /**
+   * "Restore files to this point" on a user message: the files back to how they were before it
+   * was answered. The message's entry is the user message of the same rank in the branch (the
+   * transcript shows the branch's user messages in order), checked by its text.
+   */
+  private async restoreFiles(itemId: string): Promise<void> {
+    const session = this.liveSession;
+    const users = this.transcript.items.filter((item) => item.kind === "user");
+    const rank = users.findIndex((item) => item.id === itemId);
+    if (session === undefined || rank < 0) return;
+    if (this.running) {
+      this.notice("info", "Wait for the answer to finish before restoring files.");
+      return;
+    }
+    const active = this.tracker.current;
+    const named = active?.session === session ? sessionParams(active) : { session };
+    let entryId: string | undefined;
+    try {
+      const result = await this.client.request<{ entries: unknown[] }>("pi/session/messages", named);
+      const entries = result.entries.filter((entry): entry is { id: string; message: { role: string; content: unknown } } => {
+        const e = entry as { id?: unknown; message?: { role?: unknown } } | null;
+        return typeof e?.id === "string" && e.message?.role === "user";
+      });
+      const entry = entries[rank];
+      const item = users[rank];
+      if (entry !== undefined && item?.kind === "user" && contentText(entry.message.content) === item.text) entryId = entry.id;
+    } catch (error) {
+      this.log?.warn(`pi/session/messages: ${message(error)}`);
+    }
+    if (entryId === undefined) {
+      this.notice("error", "This message is not in the session's history any more: files cannot be restored to it.");
+      return;
+    }
+    await restoreFilesTo((method, params, token) => this.client.request(method, params, token), { ...named, entryId });
   }
 
   /** The server (re)started: it counts turns from 1 again, so the next event starts afresh. */

@@ -153,7 +153,9 @@ export type WebviewMessage =
   | { type: "newSession" }
   | { type: "sessions" }
   | { type: "openOutput"; toolCallId: string }
-  | { type: "approve"; id: string; decision: ApprovalDecision; reason?: string };
+  | { type: "approve"; id: string; decision: ApprovalDecision; reason?: string }
+  /** "Restore files to this point" on a user message (its transcript item id). */
+  | { type: "restoreFiles"; itemId: string };
 
 type Json = Record<string, unknown>;
 
@@ -301,6 +303,8 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
       const reason = str(data.reason) && data.reason.trim() !== "" ? data.reason.trim() : undefined;
       return { type: "approve", id: data.id, decision, ...(reason !== undefined ? { reason } : {}) };
     }
+    case "restoreFiles":
+      return str(data.itemId) ? { type: "restoreFiles", itemId: data.itemId } : undefined;
     default:
       return undefined;
   }

@@ -9,6 +9,8 @@
 - :mod:`.models` — ``pi/models``, ``pi/model/select`` and the model choice of every request;
 - :mod:`.mentions` — what the prompt box puts into a prompt: ``pi/complete/files``,
   ``pi/complete/commands``, and ``pi/chat``'s attached files, selections and images;
+- :mod:`.checkpoints` — what the agent's ``edit`` / ``write`` calls changed, and
+  ``pi/session/restoreFiles`` that puts it back;
 - :mod:`.views` — the read-only views: ``pi/session/tree``, ``usage``, ``list``, ``messages``
   and the compaction preview.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_lsp.server.features.chat import mentions, runs, views
+from pi_lsp.server.features.chat.checkpoints import RESTORE_FILES, restore_files_request
 from pi_lsp.server.features.chat.models import MODELS, SELECT, list_models, select_model
 from pi_lsp.server.features.chat.runs import CHAT, CLOSE, COMPACT, NAVIGATE
 from pi_lsp.server.features.chat.sessions import sessions_of
@@ -44,6 +47,10 @@ def register(server: PiLanguageServer) -> None:
     @server.feature(CLOSE)
     async def close(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         return await runs.close(ls, sessions, params)
+
+    @server.feature(RESTORE_FILES)
+    async def restore_files(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return await restore_files_request(ls, sessions, params)
 
     @server.feature(MODELS)
     def models(ls: PiLanguageServer, params: Any) -> dict[str, Any]:

@@ -29,10 +29,11 @@ from pi_lsp.agent.model_choice import (
 from pi_lsp.agent.providers.config import ResolvedModel
 from pi_lsp.agent.providers.registry import provider_for
 from pi_lsp.agent.session_agent import SessionAgent
-from pi_lsp.agent.tool_runner import BeforeToolCall
+from pi_lsp.agent.tool_runner import BeforeToolCall, BeforeToolCallContext, BeforeToolCallResult
 from pi_lsp.resources.loader import Resources
 from pi_lsp.server.event_stream import EventStream
 from pi_lsp.server.features.chat.approvals import ApprovalGate
+from pi_lsp.server.features.chat.checkpoints import CheckpointRecorder
 from pi_lsp.server.features.chat.events import forward_event
 from pi_lsp.server.features.chat.models import choose, thinking_param
 from pi_lsp.server.language_server import PiLanguageServer
@@ -75,11 +76,23 @@ class ChatSession:
         self.lock = asyncio.Lock()
         self.tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: Callable[[], None] | None = None
+        self.checkpoints = CheckpointRecorder(session, lambda: self.resources.cwd)
         self.agent = self._new_agent()
 
     @property
     def session_id(self) -> str:
         return self.session.session_id
+
+    async def _before_tool_call(
+        self, context: BeforeToolCallContext
+    ) -> BeforeToolCallResult | None:
+        """The user's approval first (a denied call changes nothing), then the checkpoint
+        reads the file the call is about to change."""
+        if self.before_tool_call is not None:
+            verdict = await self.before_tool_call(context)
+            if verdict is not None and verdict.block:
+                return verdict
+        return await self.checkpoints.before_tool_call(context)
 
     @property
     def busy(self) -> bool:
@@ -96,7 +109,8 @@ class ChatSession:
             resources=self.resources,
             thinking_level=self.thinking,
             api_key=self.resolved.api_key,
-            before_tool_call=self.before_tool_call,
+            before_tool_call=self._before_tool_call,
+            after_tool_call=self.checkpoints.after_tool_call,
         )
         self._unsubscribe = agent.subscribe(self._forward)
         return agent
