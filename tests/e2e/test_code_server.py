@@ -55,6 +55,7 @@ from tests.agent.http_fixtures import (
     RecordedRequest,
     Reply,
     openai_chunk,
+    openai_text_reply,
     openai_tool_calls_reply,
     sse_reply,
 )
@@ -66,6 +67,10 @@ CLIENT = ROOT / "vscode-client"
 DRIVER = CLIENT / "e2e" / "code-server-e2e.mjs"
 SHOTS = ROOT / "test-artifacts" / "e2e" / "code-server"
 ANTHROPIC_KEY = "sk-ant-e2e-planted-Rt5"
+DENY_PROMPT = "Clean up the notes file."
+DENIED = "rm notes.txt"
+DENY_REASON = "keep my notes"
+AFTER_DENIAL = "Understood: I left notes.txt alone."
 CODE_SERVER_VERSION = "4.100.3"
 # where .ci/install-code-server.sh puts it unless told otherwise
 INSTALL_DIR = Path(
@@ -146,6 +151,13 @@ class ScriptedModel:
 
     def __call__(self, request: RecordedRequest) -> Reply:
         messages = request.json().get("messages", [])
+        users = [i for i, message in enumerate(messages) if message.get("role") == "user"]
+        if users and DENY_PROMPT in json.dumps(messages[users[-1]]):
+            # the second prompt: a command the user is asked about, then a word on the denial
+            if not any(message.get("role") == "tool" for message in messages[users[-1] :]):
+                call = {"id": "call_e2e_rm", "name": "bash", "arguments": {"command": DENIED}}
+                return openai_tool_calls_reply([call])
+            return openai_text_reply(AFTER_DENIAL)
         if not any(message.get("role") == "tool" for message in messages):
             call = {
                 "id": "call_e2e_bash",
@@ -209,6 +221,7 @@ def make_world(tmp: Path, model_url: str) -> World:
     (agent / "auth.json").write_text(json.dumps(auth))
     defaults = {"defaultProvider": "local", "defaultModel": "scripted"}
     (agent / "settings.json").write_text(json.dumps(defaults))
+    (workspace / "notes.txt").write_text("mine\n")
 
     user_data = tmp / "code-server" / "user-data"
     (user_data / "User").mkdir(parents=True)
@@ -226,6 +239,9 @@ def make_world(tmp: Path, model_url: str) -> World:
         "git.enabled": False,
         "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
         "editor.suggestOnTriggerCharacters": False,
+        # bash is asked about, but the first chat's echo is allow-listed
+        "pi-lsp.approvalMode": "bash",
+        "pi-lsp.approvalAllowCommands": ["echo"],
     }
     (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
 
@@ -606,6 +622,12 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
                     "storePath": str(world.agent / "trust.json"),
                 },
                 "restart": {"title": RESTART_TITLE},
+                "approval": {
+                    "prompt": DENY_PROMPT,
+                    "command": DENIED,
+                    "reason": DENY_REASON,
+                    "after": AFTER_DENIAL,
+                },
                 "models": {
                     "title": "Select the chat model",
                     "search": "claude-sonnet-4-5",
@@ -704,8 +726,8 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
 
         # Chat: the prompt reached the model, the bash call ran, its output came back to the
         # model and into the tool card, and the answer was on screen half-way and in full.
-        assert len(server.requests) == 2, report(f"{len(server.requests)} model requests")
-        first, second = (request.json() for request in server.requests)
+        assert len(server.requests) == 4, report(f"{len(server.requests)} model requests")
+        first, second = (request.json() for request in server.requests[:2])
         assert PROMPT in json.dumps(first["messages"]), report(json.dumps(first)[:3000])
         [tool_message] = [m for m in second["messages"] if m.get("role") == "tool"]
         assert TOOL_OUTPUT in json.dumps(tool_message), report(json.dumps(tool_message))
@@ -725,6 +747,17 @@ async def test_vscode_shows_the_conflict_hover_fix_and_chats(tmp_path: Path) -> 
         assert "32k" in answer["meter"], report(str(answer))
         kinds = ["systemPrompt", "contextFiles", "skills", "tools", "messages", "summaries"]
         assert answer["segments"] == kinds, report(str(answer))
+        # The second prompt's rm was asked about in the chat, denied with a reason: the file is
+        # still there and the model read the denial as the call's result.
+        asked = steps["approval-asked"]
+        assert asked["question"] == "Run this command?", report(str(asked))
+        assert asked["command"] == DENIED, report(str(asked))
+        assert (world.workspace / "notes.txt").read_text() == "mine\n"
+        denied = steps["approval-denied"]
+        assert DENY_REASON in denied["outcome"], report(str(denied))
+        results = [m for m in server.requests[-1].json()["messages"] if m.get("role") == "tool"]
+        assert "denied by the user" in json.dumps(results[-1]), report(json.dumps(results))
+        assert DENY_REASON in json.dumps(results[-1]), report(json.dumps(results))
         # The model picker offered the keyed catalogue models, and all models with their key
         # status: a Bedrock model as one pi-lsp cannot reach yet.
         picker = steps["model-picker"]["rows"]

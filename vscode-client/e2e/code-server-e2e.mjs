@@ -314,6 +314,32 @@ try {
       };
     });
   }
+  if (config.approval) {
+    const approval = config.approval;
+    const view = page.locator("iframe.webview").first().contentFrame().locator("#active-frame").contentFrame();
+
+    await step("approval-asked", async () => {
+      await view.locator("textarea#prompt").fill(approval.prompt);
+      await view.locator("textarea#prompt").press("Enter");
+      const card = view.locator(".approval-card.status-open").first();
+      await card.waitFor({ timeout: LONG });
+      return {
+        question: oneLine(await card.locator(".question").innerText()),
+        command: (await card.locator("pre.approval-command").innerText()).trim(),
+      };
+    });
+
+    await step("approval-denied", async () => {
+      const card = view.locator(".approval-card.status-open").first();
+      await card.locator("input.reason").fill(approval.reason);
+      await card.locator('button[data-decision="deny"]').click();
+      const done = view.locator(".approval-card.status-denied").first();
+      await done.waitFor({ timeout: LONG });
+      await view.locator(".message.assistant .content", { hasText: approval.after }).last().waitFor({ timeout: LONG });
+      return { outcome: oneLine(await done.locator(".outcome").innerText()) };
+    });
+  }
+
   if (config.models) {
     const models = config.models;
     const rowsOf = async () => (await page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).map(oneLine);
