@@ -284,9 +284,17 @@ try {
       const card = view.locator(`.tool-card[data-tool-name="${chat.toolName}"]`).first();
       const output = card.locator("pre.tool-output", { hasText: chat.toolOutput });
       await output.waitFor({ state: "attached", timeout: LONG });
-      // A finished run's output may be folded away under its summary line: unfold it.
-      if (!(await output.isVisible())) await card.locator("summary").first().click();
-      await output.waitFor({ state: "visible", timeout: SHORT });
+      // A finished run's output is folded away under its summary line, and the card may fold
+      // it just after a first look (the run ending): unfold it until it stays open.
+      const deadline = Date.now() + SHORT;
+      while (!(await output.isVisible())) {
+        if (Date.now() > deadline) throw new Error("the tool output stayed folded");
+        const details = card.locator("details.output").first();
+        if (!(await details.evaluate((node) => node.open).catch(() => false))) {
+          await details.locator("summary").first().click();
+        }
+        await page.waitForTimeout(150);
+      }
       return {
         toolCallId: await card.getAttribute("data-tool-call-id"),
         title: oneLine(await card.locator(".title").first().innerText()),
