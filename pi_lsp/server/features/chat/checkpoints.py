@@ -85,6 +85,10 @@ class CheckpointRecorder:
             log.exception("reading %s before the agent changes it failed", path)
         return None
 
+    def discard(self, context: BeforeToolCallContext) -> None:
+        """Forget the reading of a call that will not run."""
+        self._pending.pop(str(context.tool_call.get("id", "")), None)
+
     async def after_tool_call(self, context: AfterToolCallContext) -> AfterToolCallResult | None:
         call = context.tool_call
         call_id = str(call.get("id", ""))
