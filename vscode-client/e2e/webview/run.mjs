@@ -398,6 +398,18 @@ try {
   out.sentChips = await page.evaluate(() => [...document.querySelectorAll('[data-id="u9"] .chip-label')].map((e) => e.textContent));
   await page.click("#attach-file");
 
+  // A reviewable edit question: Accept, Show diff, for the session, Reject; Accept and Show diff post.
+  const review = { kind: "approval", id: "approval-r1", toolCallId: "call_r1", tool: "edit", subject: "notes.txt", where: "/ws/notes.txt", diff: "--- notes.txt\n+++ notes.txt\n@@ -1 +1 @@\n-two\n+TWO\n", reviewable: true, status: "open" };
+  await host({ type: "upsert", item: review });
+  out.reviewButtons = await page.evaluate(() => [...document.querySelectorAll('[data-id="approval-r1"] .actions button')].map((b) => b.textContent));
+  const postedBeforeReview = (await posted()).length;
+  await page.click('[data-id="approval-r1"] button.review-diff');
+  await page.click('[data-id="approval-r1"] button[data-decision="applied"]');
+  await frame();
+  out.postedOnReview = (await posted()).slice(postedBeforeReview);
+  await host({ type: "upsert", item: { ...review, status: "applied" } });
+  out.reviewOutcome = await page.evaluate(() => document.querySelector('[data-id="approval-r1"] .outcome')?.textContent ?? null);
+
   out.posted = await posted();
   out.violations = await page.evaluate(() => window.__violations);
 } finally {
