@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
 from tests.agent.http_fixtures import LocalHTTPServer, openai_text_reply, openai_tool_calls_reply
 from tests.lsp.harness import start_client
 from tests.lsp.test_approvals import Asker, chat, tool_results
@@ -20,6 +23,7 @@ from tests.lsp.test_checkpoints import by_name, edit, user_entry, write
 __all__ = ["private_temp_dir"]
 
 RESTORE = "pi/session/restoreFiles"
+FILE_CHANGE = "pi/session/fileChange"
 
 
 def applying(text: str | None = None) -> Any:
@@ -118,5 +122,73 @@ async def test_applied_but_the_file_differs_is_an_error_for_the_model(workspace:
             assert end["isError"] is True
             # The server did not write the proposal over the user's text.
             assert target.read_text() == "one\ntwo, changed by hand\n"
+        finally:
+            await client.shutdown_session()
+
+
+async def test_never_ask_a_made_change_is_reviewed_and_reverted_alone(workspace: Path) -> None:
+    ws = workspace / "ws"
+    (ws / "a.txt").write_text("one\n")
+    (ws / "b.txt").write_text("bee\n")
+    async with LocalHTTPServer() as model:
+        write_models(workspace, model.base_url)
+        model.enqueue(
+            openai_tool_calls_reply(
+                [
+                    edit("a.txt", "one", "ONE", "e1"),
+                    edit("b.txt", "bee", "BEE", "e2"),
+                    write("c.txt", "new\n", "w1"),
+                ]
+            ),
+            openai_text_reply("Done."),
+        )
+        client = await start_client(workspace)  # approvalMode never: nothing asked
+        try:
+            result = await chat(client, "go", model="m1", persist=False)
+            session = result["session"]
+            change = await request(client, FILE_CHANGE, {"session": session, "toolCallId": "e1"})
+            assert change["path"] == str(ws / "a.txt") and change["relativePath"] == "a.txt"
+            assert (change["tool"], change["existed"], change["before"]) == ("edit", True, "one\n")
+            assert (change["changedSince"], change["reverted"]) == (False, False)
+            created = await request(client, FILE_CHANGE, {"session": session, "toolCallId": "w1"})
+            assert (created["existed"], created["before"]) == (False, None)
+
+            reverted = await request(client, RESTORE, {"session": session, "toolCallId": "e1"})
+            assert [(f["relativePath"], f["action"]) for f in reverted["files"]] == [
+                ("a.txt", "restore")
+            ]
+            assert (ws / "a.txt").read_text() == "one\n"
+            assert (ws / "b.txt").read_text() == "BEE\n"  # the other changes stay
+            assert (ws / "c.txt").exists()
+            again = await request(client, FILE_CHANGE, {"session": session, "toolCallId": "e1"})
+            assert again["reverted"] is True
+
+            (ws / "b.txt").write_text("BEE, then mine\n")
+            kept = await request(client, RESTORE, {"session": session, "toolCallId": "e2"})
+            assert [(f["action"], f["userChanged"]) for f in kept["files"]] == [("keep", True)]
+            assert (ws / "b.txt").read_text() == "BEE, then mine\n"
+            forced = await request(
+                client, RESTORE, {"session": session, "toolCallId": "e2", "force": True}
+            )
+            assert [f["action"] for f in forced["files"]] == ["restore"]
+            assert (ws / "b.txt").read_text() == "bee\n"
+
+            deleted = await request(client, RESTORE, {"session": session, "toolCallId": "w1"})
+            assert [f["action"] for f in deleted["files"]] == ["delete"]
+            assert not (ws / "c.txt").exists()
+        finally:
+            await client.shutdown_session()
+
+
+async def test_a_call_without_a_recorded_change_is_invalid_params(workspace: Path) -> None:
+    async with LocalHTTPServer() as model:
+        write_models(workspace, model.base_url)
+        model.enqueue(openai_text_reply("Hi."))
+        client = await start_client(workspace)
+        try:
+            result = await chat(client, "hi", model="m1", persist=False)
+            for method in (FILE_CHANGE, RESTORE):
+                with pytest.raises(JsonRpcInvalidParams):
+                    await request(client, method, {"session": result["session"], "toolCallId": "x"})
         finally:
             await client.shutdown_session()
