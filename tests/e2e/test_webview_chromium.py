@@ -310,3 +310,11 @@ def test_a_reviewable_edit_card_accepts_in_the_editor_and_reopens_the_diff(
         {"type": "approve", "id": "approval-r1", "decision": "applied"},
     ]
     assert seen["reviewOutcome"] == "Accepted: applied in the editor and saved"
+
+
+def test_a_finished_edit_card_offers_review_diff_and_revert(seen: dict[str, Any]) -> None:
+    assert seen["madeButtons"] == [["Review diff", "Revert"], []]
+    assert seen["postedOnMade"] == [
+        {"type": "reviewChange", "toolCallId": "call-e1"},
+        {"type": "revertChange", "toolCallId": "call-e1"},
+    ]

@@ -52,16 +52,23 @@ export interface EditReviewer {
   apply(proposal: Proposal): Promise<ApplyOutcome>;
   /** The question is answered or withdrawn: close its diff. */
   close(id: string): void;
+  /** A change already made: `before` (null: the file did not exist) against the file now. */
+  showMade(path: string, before: string | null, title: string): Promise<void>;
 }
 
 export class EditReview implements EditReviewer {
   private readonly open_ = new Map<string, { proposal: Proposal; choose: (choice: ReviewChoice) => void }>();
+  /** Texts before a made change, by file path (the left side of its review). */
+  private readonly befores = new Map<string, string>();
 
   /** The content provider and the title-bar commands. */
   register(): Disposable[] {
     return [
       registerTextDocumentContentProvider(PROPOSAL_SCHEME, {
-        provideTextDocumentContent: (uri: Uri) => this.open_.get(idOf(uri))?.proposal.proposed ?? (uri.query === "empty" ? "" : "(this proposal was answered)"),
+        provideTextDocumentContent: (uri: Uri) => {
+          if (uri.query === "before") return this.befores.get(uri.path) ?? "";
+          return this.open_.get(idOf(uri))?.proposal.proposed ?? (uri.query === "empty" ? "" : "(this proposal was answered)");
+        },
       }),
       registerCommand(REVIEW_COMMANDS.accept, (uri?: unknown) => this.choose(uri, "accept")),
       registerCommand(REVIEW_COMMANDS.reject, (uri?: unknown) => this.choose(uri, "reject")),
@@ -100,6 +107,12 @@ export class EditReview implements EditReviewer {
     if (review === undefined) return;
     this.open_.delete(id);
     void closeDiffs(proposalUri(review.proposal)).then(undefined, () => undefined);
+  }
+
+  async showMade(path: string, before: string | null, title: string): Promise<void> {
+    this.befores.set(path, before ?? "");
+    const left = uriFrom({ scheme: PROPOSAL_SCHEME, path, query: "before" });
+    await openDiff(left, fileUri(path), title);
   }
 
   /** A title-bar button: `uri` is the diff's right side (or nothing: the only open review). */

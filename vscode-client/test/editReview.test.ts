@@ -3,6 +3,7 @@ import { ActiveSessionTracker } from "../src/activeSession";
 import { ChatController, type ChatClient } from "../src/chat/controller";
 import { parseHostMessage, parseWebviewMessage, type ApprovalItem, type HostMessage } from "../src/chat/protocol";
 import { ACCEPT_UNSAVED, EditReview, PROPOSAL_SCHEME, REVIEW_COMMANDS } from "../src/editReview";
+import { REVERT_ANYWAY } from "../src/madeChanges";
 import { stub, Uri, workspace } from "./vscode-stub";
 
 beforeEach(() => stub.reset());
@@ -155,5 +156,69 @@ describe("edit review in the diff editor", () => {
     await settled();
     expect(cards(posted).map((c) => c.reviewable)).toEqual([undefined, undefined]);
     expect(stub.executed.filter((e) => e.command === "vscode.diff")).toEqual([]);
+  });
+});
+
+describe("a change made without asking: Review diff and Revert on its tool card", () => {
+  /** A server that answers pi/session/fileChange and records restoreFiles (answered by `restore`). */
+  function server(restore: (params: Record<string, unknown>) => unknown, change: Record<string, unknown> = {}) {
+    const asked: { method: string; params: Record<string, unknown> }[] = [];
+    const fake: ChatClient = {
+      async request<R>(method: string, params?: object): Promise<R> {
+        asked.push({ method, params: params as Record<string, unknown> });
+        if (method === "pi/models") return { models: [], selected: null } as R;
+        if (method === "pi/session/fileChange") {
+          return { tool: "edit", path: "/ws/a.txt", relativePath: "a.txt", existed: true, before: "one\n", notKept: null, changedSince: false, reverted: false, ...change } as R;
+        }
+        if (method === "pi/session/restoreFiles") return restore(params as Record<string, unknown>) as R;
+        throw new Error(`unhandled ${method}`);
+      },
+    };
+    const review = new EditReview();
+    review.register();
+    const tracker = new ActiveSessionTracker();
+    tracker.switchTo({ session: "s1", file: null, cwd: "/ws" });
+    const chat = new ChatController(fake, tracker, undefined, review);
+    chat.attach(() => undefined);
+    return { chat, asked };
+  }
+
+  const restored = (action: string, userChanged = false) => ({ files: [{ path: "/ws/a.txt", relativePath: "a.txt", action, userChanged }], touched: [], userChanged: [] });
+
+  it("Review diff opens the text before the call against the file now", async () => {
+    const { chat, asked } = server(() => restored("restore"));
+    await chat.handle(parseWebviewMessage({ type: "reviewChange", toolCallId: "e1" })!);
+    expect(asked.find((a) => a.method === "pi/session/fileChange")?.params).toEqual({ session: "s1", toolCallId: "e1" });
+    const { left, right, title } = lastDiff();
+    expect((await workspace.openTextDocument(left)).getText()).toBe("one\n");
+    expect(right.toString()).toBe(Uri.file("/ws/a.txt").toString());
+    expect(title).toBe("a.txt (before the agent's edit ↔ now)");
+  });
+
+  it("Revert puts back that one change and says so", async () => {
+    const { chat, asked } = server(() => restored("restore"));
+    await chat.handle(parseWebviewMessage({ type: "revertChange", toolCallId: "e1" })!);
+    expect(asked.filter((a) => a.method === "pi/session/restoreFiles").map((a) => a.params)).toEqual([{ session: "s1", toolCallId: "e1" }]);
+    expect(stub.messages.at(-1)).toEqual({ kind: "info", text: "pi-lsp: reverted the agent's change to a.txt." });
+  });
+
+  it("asks before overwriting a file changed since, and forces only when told", async () => {
+    const { chat, asked } = server((params) => (params.force ? restored("restore", true) : restored("keep", true)));
+    stub.answers.push(undefined);
+    await chat.handle(parseWebviewMessage({ type: "revertChange", toolCallId: "e1" })!);
+    expect(stub.asked.at(-1)).toMatchObject({ text: "a.txt was changed since the agent's edit.", items: [REVERT_ANYWAY] });
+    expect(asked.filter((a) => a.method === "pi/session/restoreFiles")).toHaveLength(1);
+    stub.answers.push(REVERT_ANYWAY);
+    await chat.handle(parseWebviewMessage({ type: "revertChange", toolCallId: "e1" })!);
+    expect(asked.filter((a) => a.method === "pi/session/restoreFiles").at(-1)?.params).toEqual({ session: "s1", toolCallId: "e1", force: true });
+  });
+
+  it("does not revert under unsaved changes in the editor", async () => {
+    stub.files.set("/ws/a.txt", "ONE\n");
+    stub.openDocument("/ws/a.txt", "ONE\nmine\n");
+    const { chat, asked } = server(() => restored("restore"));
+    await chat.handle(parseWebviewMessage({ type: "revertChange", toolCallId: "e1" })!);
+    expect(asked.filter((a) => a.method === "pi/session/restoreFiles")).toEqual([]);
+    expect(stub.messages.at(-1)?.kind).toBe("error");
   });
 });

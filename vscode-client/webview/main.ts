@@ -252,6 +252,13 @@ function renderTool(item: ToolItem, element: HTMLElement, previous: ToolItem | u
   if (!item.noRun && item.status !== "pending") {
     header.append(h("button", { class: "open-output icon-button", title: "Open the full output", "aria-label": "Open the full output" }, ICONS.open()));
   }
+  // A change the agent made: review it in the diff editor, or put it back.
+  if (!item.noRun && item.status === "done" && (item.name === "edit" || item.name === "write")) {
+    header.append(
+      h("button", { class: "review-change secondary", title: "Review the change in the diff editor" }, "Review diff"),
+      h("button", { class: "revert-change secondary", title: "Put the file back as it was before this change" }, "Revert"),
+    );
+  }
   const output = h("pre", { class: "tool-output" });
   if (diff) {
     appendDiff(output, item.output);
@@ -613,6 +620,12 @@ transcript.addEventListener("click", (event) => {
   if (answer !== null) {
     const card = answer.closest<HTMLElement>(".approval-card");
     if (card !== null) answerApproval(card, answer.dataset.decision ?? "");
+    return;
+  }
+  const made = target.closest<HTMLElement>(".tool-card button.review-change, .tool-card button.revert-change");
+  if (made !== null) {
+    const toolCallId = made.closest<HTMLElement>(".tool-card")?.dataset.toolCallId;
+    if (toolCallId) post({ type: made.classList.contains("revert-change") ? "revertChange" : "reviewChange", toolCallId });
     return;
   }
   const review = target.closest<HTMLElement>(".approval-card button.review-diff");

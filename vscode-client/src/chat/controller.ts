@@ -35,6 +35,7 @@ import { attachmentLabel, chatAttachmentParams, type Attachment, type Completion
 import { contentText, isChatEvent, Transcript } from "./transcript";
 import { restoreFilesTo } from "../checkpoints";
 import type { EditReviewer, Proposal } from "../editReview";
+import { reviewChange, revertChange } from "../madeChanges";
 
 /** What the controller needs of the language client (PiClient has it). */
 export interface ChatClient {
@@ -349,6 +350,18 @@ export class ChatController {
         return;
       case "reviewDiff":
         return this.openReview(message.id);
+      case "reviewChange":
+      case "revertChange": {
+        const session = this.liveSession;
+        if (session === undefined) return;
+        const request = <R>(method: string, params: object) => this.client.request<R>(method, params);
+        if (message.type === "revertChange") {
+          const card = this.transcript.items.find((entry) => entry.id === message.toolCallId);
+          return revertChange(request, session, message.toolCallId, card?.kind === "tool" ? card.summary : "the file");
+        }
+        if (this.review !== undefined) await reviewChange(request, this.review, session, message.toolCallId);
+        return;
+      }
       case "openOutput": {
         const session = this.liveSession;
         if (session !== undefined) await executeCommand(OPEN_TOOL_OUTPUT, { session, toolCallId: message.toolCallId });

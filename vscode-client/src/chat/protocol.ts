@@ -158,6 +158,7 @@ export type WebviewMessage =
   | { type: "openOutput"; toolCallId: string }
   | { type: "approve"; id: string; decision: ApprovalDecision; reason?: string }
   | { type: "reviewDiff"; id: string }
+  | { type: "reviewChange" | "revertChange"; toolCallId: string }
   /** "Restore files to this point" on a user message (its transcript item id). */
   | { type: "restoreFiles"; itemId: string };
 
@@ -312,6 +313,9 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
       return str(data.itemId) ? { type: "restoreFiles", itemId: data.itemId } : undefined;
     case "reviewDiff":
       return str(data.id) ? { type: "reviewDiff", id: data.id } : undefined;
+    case "reviewChange":
+    case "revertChange":
+      return str(data.toolCallId) ? { type: data.type, toolCallId: data.toolCallId } : undefined;
     default:
       return undefined;
   }
