@@ -73,11 +73,15 @@ class BeforeToolCallContext:
 
 @dataclass(frozen=True, slots=True)
 class BeforeToolCallResult:
-    """Block the call: its result is an error with ``reason`` (or Pi's default text)."""
+    """Block the call: its result is an error with ``reason`` (or Pi's default text).
+
+    ``settled`` (pi-lsp's, not Pi's) is the result of a call the hook carried out itself (the
+    editor applied a reviewed edit): the tool does not run, the ``after_tool_call`` hook does."""
 
     block: bool = False
     reason: str | None = None
     terminate: bool = False
+    settled: ToolResult | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +183,10 @@ class _Batch:
                     if decision.terminate:
                         result["terminate"] = True
                     return _Outcome(call, result, True)
+                if decision is not None and decision.settled is not None:
+                    settled = decision.settled
+                    outcome = _Outcome(call, settled.to_json(), settled.is_error)
+                    return await self.finish(_Prepared(call, tool, args), outcome)
         except InvalidToolCall as exc:
             return _Outcome(call, _error_result(str(exc)), True)
         except Exception as exc:  # a hook failure blocks the call, as in Pi

@@ -401,3 +401,25 @@ def restore_files(
             store.mark_reverted([c.seq for c in changes])
         results.append(plan)
     return sorted(results, key=lambda r: r.path)
+
+
+def change_of(store: CheckpointStore, tool_call_id: str) -> Change | None:
+    """The recorded change of one tool call (an edit or write changes one file), or None."""
+    return next((c for c in store.changes if c.tool_call_id == tool_call_id), None)
+
+
+def revert_change(
+    store: CheckpointStore, tool_call_id: str, *, force: bool = False, dry_run: bool = False
+) -> list[FileRestore]:
+    """Put the file one tool call changed back as it was before that call — kept (``keep``)
+    when it no longer holds what the call left, unless ``force``. Empty when the call changed
+    nothing or was reverted already."""
+    change = change_of(store, tool_call_id)
+    if change is None or change.seq in store.reverted:
+        return []
+    plan = _plan(store, [change], force)
+    if not dry_run and plan.action in ("restore", "delete"):
+        plan = _apply(store, plan, change)
+    if not dry_run and plan.action in ("restore", "delete", "unchanged"):
+        store.mark_reverted([change.seq])
+    return [plan]

@@ -465,7 +465,7 @@ class EditTool:
         async with file_mutation_lock(absolute):
             applied = await run_to_completion(self._edit_file, path, absolute, edits, ctx)
         # The diff only describes the change: other mutations of the file need not wait for it.
-        return await asyncio.to_thread(_success, path, len(edits), applied)
+        return await asyncio.to_thread(edit_success, path, len(edits), applied)
 
     def _edit_file(
         self, path: str, absolute: str, edits: list[Edit], ctx: ToolContext
@@ -493,6 +493,14 @@ class EditTool:
 def proposed_edit(args: dict[str, Any], cwd: str | os.PathLike[str]) -> AppliedEdits:
     """The text (LF line breaks) an ``edit`` call with prepared ``args`` would replace and
     write, computed without writing; raises :class:`ToolError` where the call would fail."""
+    return proposed_edit_file(args, cwd)[0]
+
+
+def proposed_edit_file(
+    args: dict[str, Any], cwd: str | os.PathLike[str]
+) -> tuple[AppliedEdits, str]:
+    """:func:`proposed_edit` and the whole text the file would then hold, line breaks as the
+    file has them (its BOM left out)."""
     edits = _validated_edits(args)
     path = str(args["path"])
     absolute = resolve_to_cwd(path, cwd)
@@ -502,10 +510,12 @@ def proposed_edit(args: dict[str, Any], cwd: str | os.PathLike[str]) -> AppliedE
     except OSError as exc:
         raise _access_error(path, exc) from exc
     _, text = split_bom(raw)
-    return apply_edits_to_normalized_content(normalize_to_lf(text), edits, path)
+    applied = apply_edits_to_normalized_content(normalize_to_lf(text), edits, path)
+    return applied, restore_line_endings(applied.new_content, detect_line_ending(text))
 
 
-def _success(path: str, count: int, applied: AppliedEdits) -> ToolResult:
+def edit_success(path: str, count: int, applied: AppliedEdits) -> ToolResult:
+    """The result of an edit of ``count`` blocks that was written (by the tool or the editor)."""
     old, new = applied.base_content, applied.new_content
     changes = diff_lines(old, new)
     shown = format_display_diff(changes, old, new)

@@ -46,6 +46,11 @@ WRITE_DESCRIPTION = (
 )
 
 
+def write_success(path: str) -> ToolResult:
+    """The result of a write that was done (by the tool or the editor)."""
+    return ToolResult.text(f"Successfully wrote to {path}")
+
+
 class WriteTool:
     """Pi's ``write`` built-in."""
 
@@ -66,7 +71,7 @@ class WriteTool:
         absolute = resolve_to_cwd(path, ctx.cwd)
         async with file_mutation_lock(absolute):
             await run_to_completion(self._write_file, absolute, content, ctx)
-        return ToolResult.text(f"Successfully wrote to {path}")
+        return write_success(path)
 
     def _write_file(self, absolute: str, content: str, ctx: ToolContext) -> None:
         """Make the directories, then the file; the abort signal is looked at between steps."""

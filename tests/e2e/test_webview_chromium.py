@@ -294,3 +294,27 @@ def test_a_pasted_image_and_a_selection_become_chips_and_are_sent(seen: dict[str
     assert seen["chipsAfterSend"] == {"hidden": True, "count": 0}
     assert seen["sentChips"] == ["b.py:3-4", "pasted image"]
     assert {"type": "attachActiveFile"} in seen["posted"]
+
+
+def test_a_reviewable_edit_card_accepts_in_the_editor_and_reopens_the_diff(
+    seen: dict[str, Any],
+) -> None:
+    assert seen["reviewButtons"] == [
+        "Accept",
+        "Show diff",
+        "Allow file changes for this session",
+        "Reject",
+    ]
+    assert seen["postedOnReview"] == [
+        {"type": "reviewDiff", "id": "approval-r1"},
+        {"type": "approve", "id": "approval-r1", "decision": "applied"},
+    ]
+    assert seen["reviewOutcome"] == "Accepted: applied in the editor and saved"
+
+
+def test_a_finished_edit_card_offers_review_diff_and_revert(seen: dict[str, Any]) -> None:
+    assert seen["madeButtons"] == [["Review diff", "Revert"], []]
+    assert seen["postedOnMade"] == [
+        {"type": "reviewChange", "toolCallId": "call-e1"},
+        {"type": "revertChange", "toolCallId": "call-e1"},
+    ]

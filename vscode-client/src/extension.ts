@@ -2,6 +2,7 @@
 import { ActiveSessionTracker } from "./activeSession";
 import { registerChatView } from "./chat/view";
 import { PiClient } from "./client";
+import { EditReview } from "./editReview";
 import { refreshPrompts, registerCommands } from "./commands";
 import { PROMPT_SCHEME, PromptDocuments } from "./promptDocument";
 import { registerSessionTree } from "./sessionTree";
@@ -77,9 +78,11 @@ export async function activate(context: { subscriptions: Disposable[]; extension
     onApprove: (params, token) => (chat ? chat.approve(params, token) : Promise.reject(new Error("the chat view is not ready"))),
   });
   const piClient = client;
-  chat = registerChatView(piClient, activeSession, context.extensionUri, output);
+  const review = new EditReview();
+  chat = registerChatView(piClient, activeSession, context.extensionUri, output, review);
 
   context.subscriptions.push(
+    ...review.register(),
     output,
     status,
     prompts,

@@ -255,3 +255,55 @@ export type TreeView<T> = vscode.TreeView<T>;
 export function createTreeView<T>(id: string, provider: vscode.TreeDataProvider<T>): vscode.TreeView<T> {
   return vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true });
 }
+
+/** A file's URI from its absolute path. */
+export function fileUri(fsPath: string): vscode.Uri {
+  return vscode.Uri.file(fsPath);
+}
+
+/** Open the diff editor: `left` (before) against `right` (after). */
+export function openDiff(left: vscode.Uri, right: vscode.Uri, title: string): Thenable<unknown> {
+  return vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
+}
+
+/** Close every diff editor whose right side is `right`. */
+export async function closeDiffs(right: vscode.Uri): Promise<void> {
+  const wanted = right.toString();
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs);
+  const shown = tabs.filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === wanted);
+  if (shown.length > 0) await vscode.window.tabGroups.close(shown);
+}
+
+/** The file's open buffer: its text and whether it has unsaved changes, or undefined when it is not open. */
+export function openBuffer(uri: vscode.Uri): { text: string; dirty: boolean } | undefined {
+  const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  return document === undefined ? undefined : { text: document.getText(), dirty: document.isDirty };
+}
+
+/** The file's text on disk, or undefined when it cannot be read (it does not exist). */
+export async function diskText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Make `text` the whole content of a file through one workspace edit (created when `create`),
+ * so the editor's Undo takes it back and an open buffer changes with it; then save, so the buffer
+ * and the disk agree. False when the editor refused the edit or the save.
+ */
+export async function replaceFileText(uri: vscode.Uri, text: string, create: boolean): Promise<boolean> {
+  const edit = new vscode.WorkspaceEdit();
+  if (create) {
+    edit.createFile(uri, { ignoreIfExists: true });
+    edit.insert(uri, new vscode.Position(0, 0), text);
+  } else {
+    const document = await vscode.workspace.openTextDocument(uri);
+    const last = document.lineCount - 1;
+    edit.replace(uri, new vscode.Range(0, 0, last, document.lineAt(last).text.length), text);
+  }
+  if (!(await vscode.workspace.applyEdit(edit))) return false;
+  return (await vscode.workspace.openTextDocument(uri)).save();
+}

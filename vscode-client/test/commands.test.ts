@@ -1,3 +1,4 @@
+import { EditReview } from "../src/editReview";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -45,6 +46,7 @@ describe("the manifest", () => {
     registerChatView(client, tracker, Uri.file("/ext") as never, window.createOutputChannel("test") as never);
     registerToolPanelCommand(panels);
     registerSessionTree(request, tracker);
+    new EditReview().register();
     const declared = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
     expect(declared).toEqual(expect.arrayContaining([...Object.values(COMMANDS), RUN_TOOL_COMMAND]));
     expect([...stub.commands.keys()].sort()).toEqual(declared);

@@ -67,6 +67,77 @@ export class Range {
   ) {}
 }
 
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+/** A workspace edit as a list of operations (applied by `workspace.applyEdit`). */
+export class WorkspaceEdit {
+  readonly operations: (
+    | { op: "create"; uri: Uri; options?: unknown }
+    | { op: "insert"; uri: Uri; at: Position; text: string }
+    | { op: "replace"; uri: Uri; range: Range; text: string }
+  )[] = [];
+  createFile(uri: Uri, options?: unknown): void {
+    this.operations.push({ op: "create", uri, options });
+  }
+  insert(uri: Uri, at: Position, text: string): void {
+    this.operations.push({ op: "insert", uri, at, text });
+  }
+  replace(uri: Uri, range: Range, text: string): void {
+    this.operations.push({ op: "replace", uri, range, text });
+  }
+}
+
+export class TabInputTextDiff {
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+  ) {}
+}
+
+/** An open buffer of a file: its text, whether it is unsaved, and the texts Undo goes back to. */
+export interface StubDocument {
+  uri: Uri;
+  text: string;
+  dirty: boolean;
+  undo: string[];
+}
+
+function offsetOf(text: string, line: number, character: number): number {
+  let offset = 0;
+  for (let i = 0; i < line; i += 1) {
+    const next = text.indexOf("\n", offset);
+    if (next < 0) return text.length;
+    offset = next + 1;
+  }
+  return Math.min(offset + character, text.length);
+}
+
+function documentView(document: StubDocument) {
+  const lines = () => document.text.split(/\r?\n/);
+  return {
+    uri: document.uri,
+    getText: () => document.text,
+    get isDirty() {
+      return document.dirty;
+    },
+    get lineCount() {
+      return lines().length;
+    },
+    lineAt: (line: number) => ({ text: lines()[line] ?? "" }),
+    async save() {
+      if (stub.saveFails) return false;
+      stub.files.set(document.uri.fsPath, document.text);
+      document.dirty = false;
+      return true;
+    },
+  };
+}
+
 export class DocumentLink {
   tooltip?: string;
   constructor(
@@ -183,6 +254,21 @@ export const stub = {
   treeViews: new Map<string, { treeDataProvider: unknown; description?: string; showCollapseAll?: boolean }>(),
   /** Webview view providers registered, by view id, with their options. */
   webviewProviders: new Map<string, { provider: unknown; options?: unknown }>(),
+  /** Files on disk by path (workspace.fs, openTextDocument, save) and open buffers by path. */
+  files: new Map<string, string>(),
+  documents: new Map<string, StubDocument>(),
+  /** Workspace edits applied, in order; `applyEditFails` / `saveFails` make the editor refuse. */
+  edits: [] as WorkspaceEdit[],
+  applyEditFails: false,
+  saveFails: false,
+  /** Diff editors open (tabGroups), and those closed. */
+  diffTabs: [] as TabInputTextDiff[],
+  /** Open a buffer of `path` with `text` (unsaved when it differs from the file on disk). */
+  openDocument(path: string, text: string): StubDocument {
+    const document = { uri: Uri.file(path), text, dirty: text !== this.files.get(path), undo: [] };
+    this.documents.set(path, document);
+    return document;
+  },
   /** Commands run through executeCommand, in order. */
   executed: [] as { command: string; args: unknown[] }[],
   /** Links opened outside the editor (env.openExternal). */
@@ -214,6 +300,12 @@ export const stub = {
     this.answers = [];
     this.asked = [];
     this.treeViews.clear();
+    this.files.clear();
+    this.documents.clear();
+    this.edits = [];
+    this.applyEditFails = false;
+    this.saveFails = false;
+    this.diffTabs = [];
   },
 };
 
@@ -246,8 +338,48 @@ export const workspace = {
     return disposable;
   },
   async openTextDocument(uri: Uri) {
+    if (uri.scheme === "file") {
+      const open = stub.documents.get(uri.fsPath);
+      if (open !== undefined) return documentView(open);
+      const text = stub.files.get(uri.fsPath);
+      if (text === undefined) throw new Error(`cannot open ${uri.fsPath}: no such file`);
+      return documentView(stub.openDocument(uri.fsPath, text));
+    }
     const provider = stub.contentProviders.get(uri.scheme);
     return { uri, getText: () => provider?.provideTextDocumentContent(uri) ?? "" };
+  },
+  get textDocuments() {
+    return [...stub.documents.values()].map(documentView);
+  },
+  fs: {
+    async readFile(uri: Uri): Promise<Uint8Array> {
+      const text = stub.files.get(uri.fsPath);
+      if (text === undefined) throw new Error(`ENOENT: ${uri.fsPath}`);
+      return new TextEncoder().encode(text);
+    },
+  },
+  /** Applies the operations to the open buffers (opening them), as the editor does: unsaved, undoable. */
+  async applyEdit(edit: WorkspaceEdit): Promise<boolean> {
+    if (stub.applyEditFails) return false;
+    stub.edits.push(edit);
+    for (const operation of edit.operations) {
+      const path = operation.uri.fsPath;
+      if (operation.op === "create") {
+        if (!stub.files.has(path)) stub.files.set(path, "");
+        continue;
+      }
+      const document = stub.documents.get(path) ?? stub.openDocument(path, stub.files.get(path) ?? "");
+      const [start, end] =
+        operation.op === "insert"
+          ? [operation.at, operation.at]
+          : [new Position(operation.range.startLine, operation.range.startCharacter), new Position(operation.range.endLine, operation.range.endCharacter)];
+      document.undo.push(document.text);
+      const from = offsetOf(document.text, start.line, start.character);
+      const to = offsetOf(document.text, end.line, end.character);
+      document.text = document.text.slice(0, from) + operation.text + document.text.slice(to);
+      document.dirty = true;
+    }
+    return true;
   },
 };
 
@@ -259,6 +391,15 @@ function record(kind: Message["kind"]) {
 }
 
 export const window = {
+  tabGroups: {
+    get all() {
+      return [{ tabs: stub.diffTabs.map((input) => ({ input })) }];
+    },
+    async close(tabs: { input: TabInputTextDiff }[]) {
+      stub.diffTabs = stub.diffTabs.filter((input) => !tabs.some((tab) => tab.input === input));
+      return true;
+    },
+  },
   get activeTextEditor() {
     if (stub.activeFile === undefined) return undefined;
     const selected = stub.activeSelection;
@@ -360,6 +501,7 @@ export const commands = {
   },
   async executeCommand(command: string, ...args: unknown[]) {
     stub.executed.push({ command, args });
+    if (command === "vscode.diff") stub.diffTabs.push(new TabInputTextDiff(args[0] as Uri, args[1] as Uri));
     return stub.commands.get(command)?.(...args);
   },
 };

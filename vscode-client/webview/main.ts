@@ -252,6 +252,13 @@ function renderTool(item: ToolItem, element: HTMLElement, previous: ToolItem | u
   if (!item.noRun && item.status !== "pending") {
     header.append(h("button", { class: "open-output icon-button", title: "Open the full output", "aria-label": "Open the full output" }, ICONS.open()));
   }
+  // A change the agent made: review it in the diff editor, or put it back.
+  if (!item.noRun && item.status === "done" && (item.name === "edit" || item.name === "write")) {
+    header.append(
+      h("button", { class: "review-change secondary", title: "Review the change in the diff editor" }, "Review diff"),
+      h("button", { class: "revert-change secondary", title: "Put the file back as it was before this change" }, "Revert"),
+    );
+  }
   const output = h("pre", { class: "tool-output" });
   if (diff) {
     appendDiff(output, item.output);
@@ -283,10 +290,12 @@ function approvalOutcome(item: ApprovalItem): string {
   switch (item.status) {
     case "allowed":
       return "Allowed once";
+    case "applied":
+      return "Accepted: applied in the editor and saved";
     case "allowedSession":
       return item.tool === "bash" ? "Allowed: commands run unasked for the rest of this session" : "Allowed: file changes are made unasked for the rest of this session";
     case "denied":
-      return item.reason ? `Denied: ${item.reason}` : "Denied";
+      return item.reason ? `${item.reviewable ? "Rejected" : "Denied"}: ${item.reason}` : item.reviewable ? "Rejected" : "Denied";
     case "withdrawn":
       return "Not answered: the answer was stopped";
     case "open":
@@ -326,20 +335,30 @@ function renderApproval(item: ApprovalItem, element: HTMLElement): void {
     placeholder: "Reason, if you deny (the model reads it)",
     "aria-label": "Reason for denying",
   });
-  const actions = h(
-    "div",
-    { class: "actions" },
-    h("button", { class: "allow", "data-decision": "allow" }, "Allow once"),
-    h("button", { class: "allow-session secondary", "data-decision": "allowSession" }, sessionLabel),
-    h("button", { class: "deny secondary", "data-decision": "deny" }, "Deny"),
-  );
+  // A reviewable change is accepted by the editor itself (and shown in the diff editor).
+  const actions = item.reviewable
+    ? h(
+        "div",
+        { class: "actions" },
+        h("button", { class: "allow", "data-decision": "applied" }, "Accept"),
+        h("button", { class: "review-diff secondary" }, "Show diff"),
+        h("button", { class: "allow-session secondary", "data-decision": "allowSession" }, sessionLabel),
+        h("button", { class: "deny secondary", "data-decision": "deny" }, "Reject"),
+      )
+    : h(
+        "div",
+        { class: "actions" },
+        h("button", { class: "allow", "data-decision": "allow" }, "Allow once"),
+        h("button", { class: "allow-session secondary", "data-decision": "allowSession" }, sessionLabel),
+        h("button", { class: "deny secondary", "data-decision": "deny" }, "Deny"),
+      );
   element.replaceChildren(header, ...body, reason, actions);
 }
 
 /** Post the answer of the card `card` (its buttons are disabled until the host updates it). */
 function answerApproval(card: HTMLElement, decision: string): void {
   const id = card.dataset.id;
-  if (id === undefined || (decision !== "allow" && decision !== "allowSession" && decision !== "deny")) return;
+  if (id === undefined || (decision !== "allow" && decision !== "allowSession" && decision !== "applied" && decision !== "deny")) return;
   const reason = card.querySelector<HTMLInputElement>("input.reason")?.value.trim() ?? "";
   card.querySelectorAll("button").forEach((button) => (button.disabled = true));
   post({ type: "approve", id, decision, ...(decision === "deny" && reason !== "" ? { reason } : {}) });
@@ -601,6 +620,18 @@ transcript.addEventListener("click", (event) => {
   if (answer !== null) {
     const card = answer.closest<HTMLElement>(".approval-card");
     if (card !== null) answerApproval(card, answer.dataset.decision ?? "");
+    return;
+  }
+  const made = target.closest<HTMLElement>(".tool-card button.review-change, .tool-card button.revert-change");
+  if (made !== null) {
+    const toolCallId = made.closest<HTMLElement>(".tool-card")?.dataset.toolCallId;
+    if (toolCallId) post({ type: made.classList.contains("revert-change") ? "revertChange" : "reviewChange", toolCallId });
+    return;
+  }
+  const review = target.closest<HTMLElement>(".approval-card button.review-diff");
+  if (review !== null) {
+    const id = review.closest<HTMLElement>(".approval-card")?.dataset.id;
+    if (id) post({ type: "reviewDiff", id });
     return;
   }
   const restore = target.closest("button.restore-files");

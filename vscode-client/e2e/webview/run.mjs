@@ -398,6 +398,30 @@ try {
   out.sentChips = await page.evaluate(() => [...document.querySelectorAll('[data-id="u9"] .chip-label')].map((e) => e.textContent));
   await page.click("#attach-file");
 
+  // A reviewable edit question: Accept, Show diff, for the session, Reject; Accept and Show diff post.
+  const review = { kind: "approval", id: "approval-r1", toolCallId: "call_r1", tool: "edit", subject: "notes.txt", where: "/ws/notes.txt", diff: "--- notes.txt\n+++ notes.txt\n@@ -1 +1 @@\n-two\n+TWO\n", reviewable: true, status: "open" };
+  await host({ type: "upsert", item: review });
+  out.reviewButtons = await page.evaluate(() => [...document.querySelectorAll('[data-id="approval-r1"] .actions button')].map((b) => b.textContent));
+  const postedBeforeReview = (await posted()).length;
+  await page.click('[data-id="approval-r1"] button.review-diff');
+  await page.click('[data-id="approval-r1"] button[data-decision="applied"]');
+  await frame();
+  out.postedOnReview = (await posted()).slice(postedBeforeReview);
+  await host({ type: "upsert", item: { ...review, status: "applied" } });
+  out.reviewOutcome = await page.evaluate(() => document.querySelector('[data-id="approval-r1"] .outcome')?.textContent ?? null);
+
+  // A finished edit's card offers Review diff and Revert (a running or failed one does not).
+  await host({ type: "upsert", item: { kind: "tool", id: "call-e1", name: "edit", summary: "a.txt", status: "done", output: "-1 one\n+1 ONE", clipped: false, truncated: false } });
+  await host({ type: "upsert", item: { kind: "tool", id: "call-e2", name: "edit", summary: "b.txt", status: "error", output: "Could not find the text", clipped: false, truncated: false } });
+  out.madeButtons = await page.evaluate(() =>
+    ["call-e1", "call-e2"].map((id) => [...document.querySelectorAll(`.tool-card[data-tool-call-id="${id}"] .header button:not(.open-output)`)].map((b) => b.textContent)),
+  );
+  const postedBeforeMade = (await posted()).length;
+  await page.click('.tool-card[data-tool-call-id="call-e1"] button.review-change');
+  await page.click('.tool-card[data-tool-call-id="call-e1"] button.revert-change');
+  await frame();
+  out.postedOnMade = (await posted()).slice(postedBeforeMade);
+
   out.posted = await posted();
   out.violations = await page.evaluate(() => window.__violations);
 } finally {

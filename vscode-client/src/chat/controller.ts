@@ -12,6 +12,7 @@ import {
   activeSelection,
   executeCommand,
   newCancellationTokenSource,
+  showErrorMessage,
   showModalWarning,
   showQuickPickItems,
   type CancellationToken,
@@ -33,6 +34,8 @@ import {
 import { attachmentLabel, chatAttachmentParams, type Attachment, type CompletionItem, type Trigger } from "./attachments";
 import { contentText, isChatEvent, Transcript } from "./transcript";
 import { restoreFilesTo } from "../checkpoints";
+import type { EditReviewer, Proposal } from "../editReview";
+import { reviewChange, revertChange } from "../madeChanges";
 
 /** What the controller needs of the language client (PiClient has it). */
 export interface ChatClient {
@@ -164,7 +167,7 @@ export interface ApprovalAnswer {
 
 type Question = Omit<ApprovalItem, "kind" | "id" | "status" | "reason">;
 
-const STATUS_OF: Record<ApprovalDecision, ApprovalStatus> = { allow: "allowed", allowSession: "allowedSession", deny: "denied" };
+const STATUS_OF: Record<ApprovalDecision, ApprovalStatus> = { allow: "allowed", allowSession: "allowedSession", applied: "applied", deny: "denied" };
 
 /** What a card shows of a `pi/approve` question, or undefined when it is not one. */
 export function parseApproval(params: unknown): Question | undefined {
@@ -231,11 +234,14 @@ export class ChatController {
   private approvalCount = 0;
   /** Attachments made while the page was not there (it gets them when it is ready). */
   private readonly unposted: Attachment[] = [];
+  /** The proposed changes of open edit/write questions, by card id (see editReview.ts). */
+  private readonly proposals = new Map<string, Proposal>();
 
   constructor(
     private readonly client: ChatClient,
     private readonly tracker: ActiveSessionTracker,
     private readonly log?: ChatLog,
+    private readonly review?: EditReviewer,
   ) {
     this.liveSession = tracker.current?.session;
     this.subscription = tracker.onDidChange((session, change) => {
@@ -339,8 +345,23 @@ export class ChatController {
       case "sessions":
         return this.openSession();
       case "approve":
+        if (message.decision === "applied") return this.accept(message.id);
         this.approvals.get(message.id)?.({ decision: message.decision, ...(message.reason !== undefined ? { reason: message.reason } : {}) });
         return;
+      case "reviewDiff":
+        return this.openReview(message.id);
+      case "reviewChange":
+      case "revertChange": {
+        const session = this.liveSession;
+        if (session === undefined) return;
+        const request = <R>(method: string, params: object) => this.client.request<R>(method, params);
+        if (message.type === "revertChange") {
+          const card = this.transcript.items.find((entry) => entry.id === message.toolCallId);
+          return revertChange(request, session, message.toolCallId, card?.kind === "tool" ? card.summary : "the file");
+        }
+        if (this.review !== undefined) await reviewChange(request, this.review, session, message.toolCallId);
+        return;
+      }
       case "openOutput": {
         const session = this.liveSession;
         if (session !== undefined) await executeCommand(OPEN_TOOL_OUTPUT, { session, toolCallId: message.toolCallId });
@@ -419,11 +440,19 @@ export class ChatController {
     if (question === undefined) return Promise.resolve({ decision: "deny", reason: "the editor could not show this call" });
     this.approvalCount += 1;
     const item: ApprovalItem = { kind: "approval", id: `approval-${this.approvalCount}`, ...question, status: "open" };
+    const proposed = (params as { proposed?: unknown }).proposed;
+    if (this.review !== undefined && question.tool !== "bash" && typeof proposed === "string") {
+      item.reviewable = true;
+      const { displayPath } = params as { displayPath?: unknown };
+      const shown = typeof displayPath === "string" ? displayPath : question.subject;
+      this.proposals.set(item.id, { id: item.id, path: question.where, displayPath: shown, proposed, newFile: question.newFile === true, tool: question.tool });
+    }
     return new Promise<ApprovalAnswer>((resolve) => {
       let cancelled: { dispose(): void } | undefined;
       const settle = (answer?: ApprovalAnswer): void => {
         if (!this.approvals.delete(item.id)) return;
         cancelled?.dispose();
+        if (this.proposals.delete(item.id)) this.review?.close(item.id);
         item.status = answer === undefined ? "withdrawn" : STATUS_OF[answer.decision];
         if (answer?.reason !== undefined) item.reason = answer.reason;
         const update = this.transcript.putApproval(item);
@@ -435,9 +464,39 @@ export class ChatController {
       if (token?.isCancellationRequested) return settle();
       const added = this.transcript.putApproval(item, true);
       if (added) this.send_(added);
+      if (item.reviewable) void this.openReview(item.id);
       // The chat view is hidden (or never shown): bring it up, the card is in its transcript.
       if (this.post === undefined) void executeCommand(FOCUS_CHAT);
     });
+  }
+
+  /** Show an open question's proposed change in the diff editor (Accept / Reject in its title). */
+  private async openReview(id: string): Promise<void> {
+    const proposal = this.proposals.get(id);
+    if (proposal === undefined || this.review === undefined) return;
+    await this.review.open(proposal, (choice) => {
+      if (choice === "accept") void this.accept(id);
+      else this.approvals.get(id)?.({ decision: "deny" });
+    });
+  }
+
+  /**
+   * Accept a reviewed change: the editor applies it (workspace edit, then save) and the server
+   * is told `applied`. Cancelled (unsaved changes the user keeps): the question stays open.
+   * Failed: the call is not made, and the model reads why.
+   */
+  private async accept(id: string): Promise<void> {
+    const proposal = this.proposals.get(id);
+    if (proposal === undefined || this.review === undefined) return;
+    const outcome = await this.review.apply(proposal);
+    if (outcome.kind === "applied") return this.approvals.get(id)?.({ decision: "applied" });
+    if (outcome.kind === "failed") {
+      void showErrorMessage(`pi-lsp: could not apply the change to ${proposal.displayPath}: ${outcome.message}`);
+      return this.approvals.get(id)?.({ decision: "deny", reason: `the editor could not apply the change (${outcome.message})` });
+    }
+    const item = this.transcript.items.find((entry) => entry.id === id);
+    const update = item?.kind === "approval" ? this.transcript.putApproval(item) : undefined;
+    if (update) this.send_(update); // the card's buttons work again
   }
 
   /** Send a prompt (with what it carries); while a run is going it is queued as a follow-up. */

@@ -59,9 +59,10 @@ export interface NoticeItem {
 }
 
 /** What the user answered to a `pi/approve` question (or that it was withdrawn). */
-export type ApprovalStatus = "open" | "allowed" | "allowedSession" | "denied" | "withdrawn";
-export type ApprovalDecision = "allow" | "allowSession" | "deny";
-export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ["allow", "allowSession", "deny"];
+export type ApprovalStatus = "open" | "allowed" | "allowedSession" | "applied" | "denied" | "withdrawn";
+/** `applied`: accepted in review, the editor applies the change itself. */
+export type ApprovalDecision = "allow" | "allowSession" | "applied" | "deny";
+export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ["allow", "allowSession", "applied", "deny"];
 
 /** A question the server asked before running a call (`pi/approve`), shown as a card. */
 export interface ApprovalItem {
@@ -78,6 +79,8 @@ export interface ApprovalItem {
   diff?: string;
   newFile?: boolean;
   diffTruncated?: boolean;
+  /** The change can be reviewed in the diff editor and applied by the editor (Accept). */
+  reviewable?: boolean;
   status: ApprovalStatus;
   reason?: string;
 }
@@ -154,6 +157,8 @@ export type WebviewMessage =
   | { type: "sessions" }
   | { type: "openOutput"; toolCallId: string }
   | { type: "approve"; id: string; decision: ApprovalDecision; reason?: string }
+  | { type: "reviewDiff"; id: string }
+  | { type: "reviewChange" | "revertChange"; toolCallId: string }
   /** "Restore files to this point" on a user message (its transcript item id). */
   | { type: "restoreFiles"; itemId: string };
 
@@ -168,7 +173,7 @@ const num = (value: unknown): value is number => typeof value === "number" && Nu
 const bool = (value: unknown): value is boolean => typeof value === "boolean";
 
 const TOOL_STATUSES: readonly string[] = ["pending", "running", "done", "error", "aborted"];
-const APPROVAL_STATUSES: readonly string[] = ["open", "allowed", "allowedSession", "denied", "withdrawn"];
+const APPROVAL_STATUSES: readonly string[] = ["open", "allowed", "allowedSession", "applied", "denied", "withdrawn"];
 
 export function isTranscriptItem(value: unknown): value is TranscriptItem {
   if (!isObject(value) || !str(value.id)) return false;
@@ -205,6 +210,7 @@ export function isTranscriptItem(value: unknown): value is TranscriptItem {
         (value.diff === undefined || str(value.diff)) &&
         (value.newFile === undefined || bool(value.newFile)) &&
         (value.diffTruncated === undefined || bool(value.diffTruncated)) &&
+        (value.reviewable === undefined || bool(value.reviewable)) &&
         (value.reason === undefined || str(value.reason))
       );
     default:
@@ -305,6 +311,11 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
     }
     case "restoreFiles":
       return str(data.itemId) ? { type: "restoreFiles", itemId: data.itemId } : undefined;
+    case "reviewDiff":
+      return str(data.id) ? { type: "reviewDiff", id: data.id } : undefined;
+    case "reviewChange":
+    case "revertChange":
+      return str(data.toolCallId) ? { type: data.type, toolCallId: data.toolCallId } : undefined;
     default:
       return undefined;
   }

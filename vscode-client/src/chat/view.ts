@@ -16,6 +16,7 @@ import {
   type WebviewView,
 } from "../vscodeapi";
 import { ChatController, type ApprovalAnswer, type ChatClient, type ChatLog } from "./controller";
+import type { EditReviewer } from "../editReview";
 import { chatHtml, makeNonce } from "./page";
 import { parseWebviewMessage } from "./protocol";
 
@@ -91,6 +92,7 @@ export function registerChatView(
   tracker: ActiveSessionTracker,
   extensionUri: Uri,
   log?: ChatLog,
+  review?: EditReviewer,
 ): {
   provider: ChatViewProvider;
   dispatch(params: unknown): boolean;
@@ -100,7 +102,7 @@ export function registerChatView(
   serverStarted(): void;
   disposables: Disposable[];
 } {
-  const controller = new ChatController(client, tracker, log);
+  const controller = new ChatController(client, tracker, log, review);
   const provider = new ChatViewProvider(extensionUri, controller, log);
   const reveal = async (then: () => unknown) => {
     await controller.focus();

@@ -22,7 +22,12 @@ from __future__ import annotations
 from typing import Any
 
 from pi_lsp.server.features.chat import mentions, runs, views
-from pi_lsp.server.features.chat.checkpoints import RESTORE_FILES, restore_files_request
+from pi_lsp.server.features.chat.checkpoints import (
+    FILE_CHANGE,
+    RESTORE_FILES,
+    file_change_request,
+    restore_files_request,
+)
 from pi_lsp.server.features.chat.models import MODELS, SELECT, list_models, select_model
 from pi_lsp.server.features.chat.runs import CHAT, CLOSE, COMPACT, NAVIGATE
 from pi_lsp.server.features.chat.sessions import sessions_of
@@ -51,6 +56,10 @@ def register(server: PiLanguageServer) -> None:
     @server.feature(RESTORE_FILES)
     async def restore_files(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         return await restore_files_request(ls, sessions, params)
+
+    @server.feature(FILE_CHANGE)
+    async def file_change(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        return await file_change_request(ls, sessions, params)
 
     @server.feature(MODELS)
     def models(ls: PiLanguageServer, params: Any) -> dict[str, Any]:

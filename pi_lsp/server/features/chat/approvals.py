@@ -9,7 +9,10 @@ and waits for the answer:
 
 - ``allow`` runs the call; ``allowSession`` runs it and every later call of the same kind in
   this session (bash; or file changes: edit and write) without asking;
-- ``deny`` gives the model an error result ("… denied by the user", with the user's reason).
+- ``deny`` gives the model an error result ("… denied by the user", with the user's reason);
+- ``applied`` (an edit or write): the editor wrote the question's ``proposed`` text itself
+  after the user reviewed it; the tool does not run, and the model gets its success result when
+  the file holds that text, else an error.
 
 Not asked: a command that starts with an allow-listed prefix (``approvalAllowCommands``, whole
 words; a command with shell operators, substitutions or redirections is always asked about), a
@@ -28,6 +31,7 @@ import logging
 import os
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
@@ -38,11 +42,12 @@ from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import plain
 from pi_lsp.server.settings import ServerSettings
 from pi_lsp.session.session_file import SessionFile
-from pi_lsp.tools.base import AbortSignal, ToolError
-from pi_lsp.tools.edit import proposed_edit
+from pi_lsp.tools.base import AbortSignal, ToolError, ToolResult
+from pi_lsp.tools.edit import edit_success, normalize_to_lf, proposed_edit_file, split_bom
 from pi_lsp.tools.node_errors import read_regular_file
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.text_diff import unified_patch
+from pi_lsp.tools.write import write_success
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +66,14 @@ SCOPE_OF = {"bash": "bash", "edit": "files", "write": "files"}
 #: Longest diff sent; a longer one is cut at a line break and marked ``diffTruncated``.
 MAX_DIFF_CHARS = 200_000
 
+#: Longest file text sent as ``proposed`` (what the editor shows and applies on review).
+MAX_PROPOSED_CHARS = 2_000_000
+
 #: A command containing any of these (operators, substitutions, redirections, line breaks)
 #: runs more than its first words say, so an allow-listed prefix never skips its question.
 _SHELL_SYNTAX = frozenset(";&|`$<>()\n\r")
 
-DECISIONS = ("allow", "allowSession", "deny")
+DECISIONS = ("allow", "allowSession", "applied", "deny")
 
 
 def command_allowed(command: str, prefixes: Sequence[str]) -> bool:
@@ -109,11 +117,22 @@ def _current_text(absolute: str) -> str | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One ``pi/approve`` question (its params without session and call id) and, for a file
+    change, the text the file would hold and the call's success result if the editor applies
+    it."""
+
+    params: dict[str, Any]
+    proposed: str | None = None
+    success: ToolResult | None = None
+
+
 def question_for(
     name: str, args: Mapping[str, Any], cwd: str, settings: ServerSettings
-) -> dict[str, Any] | None:
-    """The ``pi/approve`` params for a call (without session and call id), or None when it is
-    not asked about (allow-listed, or an edit that cannot apply)."""
+) -> Question | None:
+    """The question for a call, or None when it is not asked about (allow-listed, or an edit
+    that cannot apply)."""
     if name == "bash":
         command = str(args.get("command", ""))
         if command_allowed(command, settings.approval_allow_commands):
@@ -121,20 +140,22 @@ def question_for(
         question: dict[str, Any] = {"tool": name, "command": command, "cwd": cwd}
         if args.get("timeout") is not None:
             question["timeout"] = args["timeout"]
-        return question
+        return Question(question)
     path = str(args.get("path", ""))
     absolute = resolve_to_cwd(path, cwd)
     if path_allowed(absolute, settings.approval_allow_paths, cwd):
         return None
     if name == "edit":
         try:
-            applied = proposed_edit(dict(args), cwd)
+            applied, proposed = proposed_edit_file(dict(args), cwd)
         except ToolError:
             return None  # the call fails without writing: nothing to approve
         old: str | None = applied.base_content
         new = applied.new_content
+        success = edit_success(path, len(args["edits"]), applied)
     else:
         old, new = _current_text(absolute), str(args.get("content", ""))
+        proposed, success = new, write_success(path)
     diff, truncated = _clipped(unified_patch(path, old or "", new))
     question = {
         "tool": name,
@@ -146,7 +167,27 @@ def question_for(
     }
     if truncated:
         question["diffTruncated"] = True
-    return question
+    if len(proposed) <= MAX_PROPOSED_CHARS:
+        question["proposed"] = proposed
+    return Question(question, proposed, success)
+
+
+def holds(absolute: str, proposed: str) -> bool:
+    """Whether the file now holds ``proposed`` (its BOM and line-break style aside)."""
+    try:
+        raw = read_regular_file(absolute).decode("utf-8", "replace")
+    except (ToolError, OSError):
+        return False
+    return normalize_to_lf(split_bom(raw)[1]) == normalize_to_lf(split_bom(proposed)[1])
+
+
+def not_applied(name: str, path: str) -> str:
+    """The error result the model reads when the editor said it applied a change the file does
+    not hold."""
+    return (
+        f"{name} call not applied: {path} does not hold the proposed change "
+        "(the editor applied something else, or the file changed since)"
+    )
 
 
 def denial(name: str, reason: str | None) -> str:
@@ -184,7 +225,7 @@ class ApprovalGate:
         params = {
             "session": self.session.session_id,
             "toolCallId": str(context.tool_call.get("id", "")),
-            **question,
+            **question.params,
         }
         try:
             answer = await self._ask(params, context.signal)
@@ -203,9 +244,21 @@ class ApprovalGate:
             self.allowed.add(scope)
         if decision in ("allow", "allowSession"):
             return None
+        if decision == "applied" and question.proposed is not None:
+            return await asyncio.to_thread(self._settle, name, question)
         if decision != "deny":
             log.warning("%s: not an answer: %r", APPROVE, answer)
         return BeforeToolCallResult(block=True, reason=denial(name, _reason(answer)))
+
+    @staticmethod
+    def _settle(name: str, question: Question) -> BeforeToolCallResult:
+        """The call the editor says it applied: its success result when the file holds the
+        proposed text, else an error; the tool itself does not write again."""
+        absolute, shown = str(question.params["path"]), str(question.params["displayPath"])
+        assert question.proposed is not None and question.success is not None
+        if holds(absolute, question.proposed):
+            return BeforeToolCallResult(settled=question.success)
+        return BeforeToolCallResult(settled=ToolResult.error(not_applied(name, shown)))
 
     async def _ask(
         self, params: dict[str, Any], signal: AbortSignal | None

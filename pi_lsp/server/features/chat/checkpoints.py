@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,14 @@ from pi_lsp.agent.tool_runner import (
 )
 from pi_lsp.server.language_server import PiLanguageServer
 from pi_lsp.server.requests import failed, flag_param, read_params, string_param
-from pi_lsp.session.file_checkpoints import CheckpointStore, FileState, read_state, restore_files
+from pi_lsp.session.file_checkpoints import (
+    CheckpointStore,
+    FileState,
+    change_of,
+    read_state,
+    restore_files,
+    revert_change,
+)
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.tools.paths import resolve_to_cwd
 
@@ -40,6 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RESTORE_FILES = "pi/session/restoreFiles"
+FILE_CHANGE = "pi/session/fileChange"
 RESTORE_BUSY = "Wait for the current response to finish before restoring files."
 
 #: The tools whose changes are recorded: each names the one file it changes in ``path``.
@@ -85,6 +94,10 @@ class CheckpointRecorder:
             log.exception("reading %s before the agent changes it failed", path)
         return None
 
+    def discard(self, context: BeforeToolCallContext) -> None:
+        """Forget the reading of a call that will not run."""
+        self._pending.pop(str(context.tool_call.get("id", "")), None)
+
     async def after_tool_call(self, context: AfterToolCallContext) -> AfterToolCallResult | None:
         call = context.tool_call
         call_id = str(call.get("id", ""))
@@ -124,31 +137,71 @@ async def restore_files_request(
     the agent changed at (unless ``after``) or after ``entryId`` back to its state before; what
     was (or would be) done."""
     raw = read_params(params, RESTORE_FILES)
-    entry_id = string_param(raw, "entryId", RESTORE_FILES, required=True)
-    assert entry_id is not None
+    tool_call_id = string_param(raw, "toolCallId", RESTORE_FILES)
+    entry_id = string_param(raw, "entryId", RESTORE_FILES, required=tool_call_id is None)
     force = flag_param(raw, "force", RESTORE_FILES)
     dry_run = flag_param(raw, "dryRun", RESTORE_FILES)
     after = flag_param(raw, "after", RESTORE_FILES)
     target = sessions.locate(ls, raw, RESTORE_FILES)
     session = target if isinstance(target, SessionFile) else target.session
-    if session.get_entry(entry_id) is None:
+    if entry_id is not None and session.get_entry(entry_id) is None:
         raise JsonRpcInvalidParams(f"{RESTORE_FILES}: Entry {entry_id} not found")
+    store = _store_of(target)
+    if tool_call_id is not None and change_of(store, tool_call_id) is None:
+        raise JsonRpcInvalidParams(f"{RESTORE_FILES}: no recorded change of {tool_call_id}")
     held = None if isinstance(target, SessionFile) else target
     if held is not None and held.busy and not dry_run:
         raise failed(RESTORE_BUSY)
-    store = _store_of(target)
     entry_ids = [str(entry.get("id")) for entry in session.entries]
     # A held session runs nothing while its files are put back.
     async with held.lock if held is not None else contextlib.nullcontext():
-        results = await asyncio.to_thread(
-            restore_files, store, entry_ids, entry_id, force=force, dry_run=dry_run, after=after
-        )
+        if tool_call_id is not None:
+            results = await asyncio.to_thread(
+                revert_change, store, tool_call_id, force=force, dry_run=dry_run
+            )
+        else:
+            assert entry_id is not None
+            results = await asyncio.to_thread(
+                restore_files, store, entry_ids, entry_id, force=force, dry_run=dry_run, after=after
+            )
     files = [result.to_json(session.cwd) for result in results]
     return {
         "session": session.session_id,
         "entryId": entry_id,
+        **({"toolCallId": tool_call_id} if tool_call_id is not None else {}),
         "dryRun": dry_run,
         "files": files,
         "touched": [f["path"] for f in files if f["action"] in ("restore", "delete")],
         "userChanged": [f["path"] for f in files if f["userChanged"]],
+    }
+
+
+async def file_change_request(
+    ls: PiLanguageServer, sessions: ChatSessions, params: Any
+) -> dict[str, Any]:
+    """``pi/session/fileChange {session|file, toolCallId}``: the file one edit or write call
+    changed and its text before the call, for a review of a change already made."""
+    raw = read_params(params, FILE_CHANGE)
+    tool_call_id = string_param(raw, "toolCallId", FILE_CHANGE, required=True)
+    assert tool_call_id is not None
+    target = sessions.locate(ls, raw, FILE_CHANGE)
+    session = target if isinstance(target, SessionFile) else target.session
+    store = _store_of(target)
+    change = change_of(store, tool_call_id)
+    if change is None:
+        raise JsonRpcInvalidParams(f"{FILE_CHANGE}: no recorded change of {tool_call_id}")
+    data = store.blob(change.before_sha256) if change.before_sha256 is not None else None
+    now = await asyncio.to_thread(read_state, change.path, keep_up_to=0)
+    left = FileState(change.exists_after, change.after_sha256)
+    return {
+        "session": session.session_id,
+        "toolCallId": tool_call_id,
+        "tool": change.tool,
+        "path": change.path,
+        "relativePath": os.path.relpath(change.path, session.cwd),
+        "existed": change.existed,
+        "before": data.decode("utf-8", "replace") if data is not None else None,
+        "notKept": change.not_restorable,
+        "changedSince": not (now.exists == left.exists and now.same_content(left)),
+        "reverted": change.seq in store.reverted,
     }

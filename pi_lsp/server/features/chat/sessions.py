@@ -86,13 +86,16 @@ class ChatSession:
     async def _before_tool_call(
         self, context: BeforeToolCallContext
     ) -> BeforeToolCallResult | None:
-        """The user's approval first (a denied call changes nothing), then the checkpoint
-        reads the file the call is about to change."""
-        if self.before_tool_call is not None:
-            verdict = await self.before_tool_call(context)
-            if verdict is not None and verdict.block:
-                return verdict
-        return await self.checkpoints.before_tool_call(context)
+        """The checkpoint reads the file the call may change before the user is asked (the
+        editor may apply a reviewed change while the question is open); a denied call changes
+        nothing, so its reading is dropped."""
+        await self.checkpoints.before_tool_call(context)
+        if self.before_tool_call is None:
+            return None
+        verdict = await self.before_tool_call(context)
+        if verdict is not None and verdict.block:
+            self.checkpoints.discard(context)
+        return verdict
 
     @property
     def busy(self) -> bool:
