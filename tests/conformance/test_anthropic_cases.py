@@ -70,6 +70,10 @@ def test_there_are_enough_cases() -> None:
             assert (CASES / name / file).is_file(), (name, file)
 
 
+def _without_updates(events: list[str]) -> list[str]:
+    return [event for event in events if event != "tool_execution_update"]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_case_matches_pi(name: str, tmp_path: Path) -> None:
     observed, _ws, proc = run_case(load_case(name), tmp_path, PI_LSP_CHAT, timeout=60)
@@ -87,8 +91,12 @@ def test_case_matches_pi(name: str, tmp_path: Path) -> None:
     assert observed["expected-messages.json"] == _expected(name, "expected-messages.json")
 
     status, want_status = observed["observed-status.json"], _expected(name, "observed-status.json")
-    for field in ("exit", "requests", "stderr", "events", "stdout"):
+    for field in ("exit", "requests", "stderr", "stdout"):
         assert status.get(field) == want_status.get(field), field
+    # A tool's partial-output updates are throttled by time: how many there are, and where
+    # they fall among parallel calls' events, depends on the machine's load, so they are
+    # left out of the comparison (everything else keeps Pi's order).
+    assert _without_updates(status["events"]) == _without_updates(want_status["events"])
     announced = _retry_delays(want_status["events"])
     delays = status["delays_ms"]
     if announced:  # in these cases every request after the first is a retry
